@@ -1,0 +1,95 @@
+"""The solver's Python entry points: solve, apply moves, scramble."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .batch import Puzzle, to_cubie
+from .cubie import from_facelets, solved_facelets, to_facelets
+from .errors import InvalidState
+from .facelets import check_letters
+from .geometry import FACES, face_turn_permutation
+from .notation import check_metric, format_moves, inverse_moves, move_length, parse_moves, simplify_moves
+from .pocket import load_table
+from .pocket_coords import STATES
+from .scramble import random_scrambles
+
+DEFAULT_SCRAMBLE_LENGTH = 25  # 3x3 scrambles without a uniformly random state solver
+
+
+@dataclass
+class Solution:
+    """A solution: move ids (see ``solver.notation``), its metric and how long solving took."""
+    moves: list[int]
+    metric: str
+    seconds: float
+    puzzle: int
+    details: dict = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return format_moves(self.moves)
+
+    @property
+    def length(self) -> int:
+        return move_length(self.moves, self.metric)
+
+    def as_dict(self) -> dict:
+        return {"moves": self.text, "length": self.length, "metric": self.metric,
+                "seconds": self.seconds, "puzzle": self.puzzle,
+                "htm": move_length(self.moves, "htm"), "qtm": move_length(self.moves, "qtm"),
+                **self.details}
+
+
+def solve(state: str, metric: str = "htm") -> Solution:
+    """Solve a facelet string (any six colour letters; size from its length).
+
+    2x2x2: optimal in the chosen metric, from the BFS table.
+    Raises ``InvalidState`` for a malformed or impossible state.
+    """
+    check_metric(metric)
+    start = time.perf_counter()
+    cube = from_facelets(state)
+    if cube.size == 3:
+        raise InvalidState("3x3x3 solving needs the neural A* solver, which this installation does not have yet")
+    moves = simplify_moves(load_table(metric).solve(cube))
+    return Solution(moves, metric, time.perf_counter() - start, 2)
+
+
+def apply(state: str, moves: str) -> str:
+    """Turn the faces of a facelet string; the result keeps the input's colour letters."""
+    n = check_letters(state)
+    from_facelets(state)  # a move sequence on an impossible cube means nothing: refuse it
+    stickers = np.frombuffer(state.encode(), dtype=np.uint8)
+    for move in parse_moves(moves):
+        source = face_turn_permutation(FACES[move // 3], n)
+        for _ in range(move % 3 + 1):
+            stickers = stickers[source]
+    return stickers.tobytes().decode()
+
+
+def scramble(size: int, seed: int | None = None, length: int | None = None) -> dict:
+    """A seeded random scramble: ``{"scramble": moves, "state": facelets}``.
+
+    With ``length``: that many random moves (no two on one face in a row;
+    U R F only on a 2x2, whose DLB corner stays put). Without: on a 2x2 a
+    uniformly random state and the optimal sequence that makes it; on a 3x3
+    25 random moves.
+    """
+    if size not in (2, 3):
+        raise InvalidState(f"puzzle must be 2 or 3, got {size}")
+    if length is not None and length < 0:
+        raise InvalidState(f"scramble length must be 0 or more, got {length}")
+    rng = np.random.default_rng(seed)
+    puzzle = Puzzle.of_size(size)
+    if size == 2 and length is None:
+        table = load_table("htm")
+        moves = inverse_moves(simplify_moves(table.solve_index(int(rng.integers(STATES)))))
+        text = format_moves(moves)
+        return {"scramble": text, "state": apply(solved_facelets(2), text)}
+    states, axis_moves = random_scrambles(puzzle, np.array([DEFAULT_SCRAMBLE_LENGTH if length is None else length]), rng)
+    moves = [puzzle.moves[k] for k in axis_moves[0] if k >= 0]
+    return {"scramble": format_moves(moves), "state": to_facelets(to_cubie(states[0]))}

@@ -1,0 +1,61 @@
+"""``python -m solver``: solve, scramble, apply moves, build the 2x2 table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import api
+from .errors import InvalidState
+from .notation import METRICS
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m solver", description="robotd cube solver")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("solve", help="solve a facelet string (54 letters: 3x3x3, 24: 2x2x2)")
+    p.add_argument("--state", required=True, help="facelets in order U R F D L B, any six colour letters")
+    p.add_argument("--metric", choices=METRICS, default="htm")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p = sub.add_parser("scramble", help="print a seeded random scramble and its state as JSON")
+    p.add_argument("--puzzle", type=int, choices=(2, 3), required=True)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--moves", type=int, help="number of random moves (default: 2x2 random state, 3x3 25)")
+    p = sub.add_parser("apply", help="apply moves to a facelet string and print the result")
+    p.add_argument("--state", required=True)
+    p.add_argument("--moves", required=True, help="e.g. \"R U2 F'\"")
+    p = sub.add_parser("table", help="build or load the 2x2 distance table and print its statistics")
+    p.add_argument("--puzzle", type=int, choices=(2,), default=2)
+    p.add_argument("--metric", choices=METRICS, default="htm")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> None:
+    if args.command == "solve":
+        solution = api.solve(args.state, args.metric)
+        if args.json:
+            print(json.dumps(solution.as_dict()))
+        else:
+            print(solution.text or "(already solved)")
+            print(f"{solution.length} moves ({args.metric.upper()})")
+    elif args.command == "scramble":
+        print(json.dumps(api.scramble(args.puzzle, args.seed, args.moves)))
+    elif args.command == "apply":
+        print(api.apply(args.state, args.moves))
+    elif args.command == "table":
+        from .pocket import load_table
+        load_table.cache_clear()
+        table = load_table(args.metric)
+        print(json.dumps({"metric": table.metric, "counts": table.counts,
+                          "build_s": round(table.build_s, 3), "cached": table.cached}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        _run(args)
+    except InvalidState as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
