@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .astar import DEFAULT_BATCH, DEFAULT_WEIGHT, search
 from .batch import Puzzle, to_cubie
 from .cubie import from_facelets, solved_facelets, to_facelets
 from .errors import InvalidState
 from .facelets import check_letters
 from .geometry import FACES, face_turn_permutation
+from .heuristic import load_model
 from .notation import check_metric, format_moves, inverse_moves, move_length, parse_moves, simplify_moves
 from .pocket import load_table
 from .pocket_coords import STATES
@@ -27,6 +29,7 @@ class Solution:
     metric: str
     seconds: float
     puzzle: int
+    found: bool = True
     details: dict = field(default_factory=dict)
 
     @property
@@ -39,24 +42,31 @@ class Solution:
 
     def as_dict(self) -> dict:
         return {"moves": self.text, "length": self.length, "metric": self.metric,
-                "seconds": self.seconds, "puzzle": self.puzzle,
+                "seconds": self.seconds, "puzzle": self.puzzle, "found": self.found,
                 "htm": move_length(self.moves, "htm"), "qtm": move_length(self.moves, "qtm"),
                 **self.details}
 
 
-def solve(state: str, metric: str = "htm") -> Solution:
+def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: float = DEFAULT_WEIGHT,
+          batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
 
-    2x2x2: optimal in the chosen metric, from the BFS table.
+    2x2x2: optimal in the chosen metric, from the BFS table (the search
+    arguments do not apply). 3x3x3: batched weighted A* over quarter turns with
+    the shipped cost-to-go network, within ``budget_s`` seconds and
+    ``max_nodes`` generated nodes; ``found`` is False when a budget ran out.
     Raises ``InvalidState`` for a malformed or impossible state.
     """
     check_metric(metric)
     start = time.perf_counter()
     cube = from_facelets(state)
-    if cube.size == 3:
-        raise InvalidState("3x3x3 solving needs the neural A* solver, which this installation does not have yet")
-    moves = simplify_moves(load_table(metric).solve(cube))
-    return Solution(moves, metric, time.perf_counter() - start, 2)
+    if cube.size == 2:
+        moves = simplify_moves(load_table(metric).solve(cube))
+        return Solution(moves, metric, time.perf_counter() - start, 2)
+    result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes)
+    details = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
+               "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch}
+    return Solution(simplify_moves(result.moves), metric, time.perf_counter() - start, 3, result.found, details)
 
 
 def apply(state: str, moves: str) -> str:

@@ -8,6 +8,7 @@ import sys
 
 from . import api
 from .errors import InvalidState
+from .astar import DEFAULT_BATCH, DEFAULT_WEIGHT
 from .notation import METRICS
 
 
@@ -18,6 +19,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state", required=True, help="facelets in order U R F D L B, any six colour letters")
     p.add_argument("--metric", choices=METRICS, default="htm")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--budget-s", type=float, default=60.0, help="3x3x3: time budget in seconds (default 60)")
+    p.add_argument("--max-nodes", type=int, default=10_000_000, help="3x3x3: budget of generated nodes")
+    p.add_argument("--weight", type=float, default=DEFAULT_WEIGHT, help="3x3x3: weight of g in f = w*g + h")
+    p.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="3x3x3: nodes expanded per iteration")
     p = sub.add_parser("scramble", help="print a seeded random scramble and its state as JSON")
     p.add_argument("--puzzle", type=int, choices=(2, 3), required=True)
     p.add_argument("--seed", type=int)
@@ -31,14 +36,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run(args: argparse.Namespace) -> None:
+def _run(args: argparse.Namespace) -> int:
     if args.command == "solve":
-        solution = api.solve(args.state, args.metric)
+        solution = api.solve(args.state, args.metric, budget_s=args.budget_s, weight=args.weight,
+                             batch=args.batch, max_nodes=args.max_nodes)
         if args.json:
             print(json.dumps(solution.as_dict()))
-        else:
+        elif solution.found:
             print(solution.text or "(already solved)")
             print(f"{solution.length} moves ({args.metric.upper()})")
+        if not solution.found:
+            print(f"error: no solution within the budget ({args.budget_s} s, {args.max_nodes} nodes): "
+                  "raise --budget-s or --weight", file=sys.stderr)
+            return 1
     elif args.command == "scramble":
         print(json.dumps(api.scramble(args.puzzle, args.seed, args.moves)))
     elif args.command == "apply":
@@ -49,13 +59,13 @@ def _run(args: argparse.Namespace) -> None:
         table = load_table(args.metric)
         print(json.dumps({"metric": table.metric, "counts": table.counts,
                           "build_s": round(table.build_s, 3), "cached": table.cached}))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        _run(args)
+        return _run(args)
     except InvalidState as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    return 0

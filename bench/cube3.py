@@ -1,0 +1,90 @@
+"""Benchmark of the 3x3x3 neural A* solver; prints one JSON object.
+
+    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--write-card]
+
+Two seeded test sets: ``short``, scrambles of 5 to 12 random quarter turns,
+and ``random``, uniformly random states. --write-card stores the result as
+the metrics of models/cube3.json (the ONNX file and its sha256 are untouched).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from solver.astar import DEFAULT_BATCH, DEFAULT_WEIGHT, search  # noqa: E402
+from solver.batch import Puzzle, to_cubie  # noqa: E402
+from solver.cubie import apply_moves_cubie  # noqa: E402
+from solver.heuristic import load_model, model_dir  # noqa: E402
+from solver.notation import move_length, simplify_moves  # noqa: E402
+from solver.scramble import random_scrambles, random_states  # noqa: E402
+
+
+def test_sets(short: int, uniform: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(20261122)
+    puzzle = Puzzle.cube3()
+    scrambled, _ = random_scrambles(puzzle, rng.integers(5, 13, short), rng, quarter_turns_only=True)
+    return {"short": scrambled, "random": random_states(puzzle, uniform, rng)}
+
+
+def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: float) -> dict:
+    solved, qtm, htm, seconds, nodes = [], [], [], [], []
+    for row in states:
+        cube = to_cubie(row)
+        start = time.perf_counter()
+        result = search(cube, model, weight=weight, batch=batch, budget_s=budget_s)
+        seconds.append(time.perf_counter() - start)
+        nodes.append(result.nodes_generated)
+        ok = result.found and apply_moves_cubie(cube, result.moves).is_solved()
+        solved.append(ok)
+        if ok:
+            moves = simplify_moves(result.moves)
+            qtm.append(move_length(moves, "qtm"))
+            htm.append(move_length(moves, "htm"))
+
+    def stat(values, fn):
+        return round(float(fn(values)), 3) if values else None
+
+    return {"cubes": len(states), "solved_fraction": round(float(np.mean(solved)), 4),
+            "mean_qtm": stat(qtm, np.mean), "median_qtm": stat(qtm, np.median),
+            "mean_htm": stat(htm, np.mean), "median_htm": stat(htm, np.median),
+            "median_s": stat(seconds, np.median), "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),
+            "mean_nodes": stat(nodes, np.mean)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="30 short and 3 random cubes, 10 s budget")
+    parser.add_argument("--weight", type=float, default=DEFAULT_WEIGHT)
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH)
+    parser.add_argument("--budget-s", type=float, default=60.0)
+    parser.add_argument("--short", type=int, default=200)
+    parser.add_argument("--random", type=int, default=100)
+    parser.add_argument("--write-card", action="store_true")
+    args = parser.parse_args()
+    if args.quick:
+        args.short, args.random, args.budget_s = 30, 3, 10.0
+    model = load_model()
+    sets = test_sets(args.short, args.random)
+    result = {"model_sha256": model.card["sha256"], "weight": args.weight, "batch": args.batch,
+              "budget_s": args.budget_s}
+    for name, states in sets.items():
+        result[name] = run_set(states, model, args.weight, args.batch, args.budget_s)
+    print(json.dumps(result))
+    if args.write_card:
+        card_path = model_dir() / "cube3.json"
+        card = json.loads(card_path.read_text())
+        card["metrics"] = dict(result, command="python bench/cube3.py"
+                               + (" --quick" if args.quick else "") + f" --weight {args.weight} --batch {args.batch}")
+        card_path.write_text(json.dumps(card, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
