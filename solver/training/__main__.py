@@ -25,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-checkpoint.pt")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    p.add_argument("--teacher-decay", type=float, help="override the recipe's teacher EMA decay")
+    p.add_argument("--learning-rate", type=float, help="override the recipe's learning rate")
     p = sub.add_parser("export", help="write models/cube3.onnx and its model card from the checkpoint")
     p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-checkpoint.pt")
     p.add_argument("--out", type=Path, default=MODELS)
@@ -37,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.resume and args.checkpoint.exists():
             parser.error(f"{args.checkpoint} exists: pass --resume to continue it, or move it away")
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        Trainer(args.checkpoint, Recipe(), args.resume).run(args.hours)
+        overrides = {k: v for k, v in (("teacher_decay", args.teacher_decay),
+                                         ("learning_rate", args.learning_rate)) if v is not None}
+        Trainer(args.checkpoint, Recipe(), args.resume, overrides).run(args.hours)
     else:
         if not args.checkpoint.exists():
             parser.error(f"no checkpoint at {args.checkpoint}: train first")

@@ -41,7 +41,8 @@ def export(checkpoint: Path, out_dir: Path) -> Path:
                              "states where greedy rollouts stopped improving",
                      "recipe": state["recipe"], "steps": state["steps"],
                      "hours": round(state["seconds"] / 3600, 3), "hardware": state.get("hardware", ""),
-                     "last_log": state["history"][-1] if state["history"] else None},
+                     "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
+                     "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None)},
     })
     card.setdefault("metrics", {})
     card_path.write_text(json.dumps(card, indent=2) + "\n")

@@ -6,13 +6,16 @@ import copy
 import json
 import os
 import platform
+import signal
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from ..batch import Puzzle
+from ..scramble import random_scrambles
 from .data import HardPool, bellman_targets, greedy_rollout, scrambled_states
 from .model import CostToGo
 
@@ -47,8 +50,6 @@ def held_out_solve_rate(net: torch.nn.Module) -> dict[str, float]:
     """Greedy-walk solve rate by scramble depth on a fixed, seeded set (40 states a depth)."""
     rng = np.random.default_rng(12345)
     rates = {}
-    from ..batch import Puzzle
-    from ..scramble import random_scrambles
     for depth in EVAL_DEPTHS:
         states, _ = random_scrambles(Puzzle.cube3(), np.full(40, depth), rng, quarter_turns_only=True)
         solved, _ = greedy_rollout(net, states, steps=2 * depth + 4)
@@ -57,28 +58,28 @@ def held_out_solve_rate(net: torch.nn.Module) -> dict[str, float]:
 
 
 class Trainer:
-    def __init__(self, checkpoint: Path, recipe: Recipe, resume: bool):
+    def __init__(self, checkpoint: Path, recipe: Recipe, resume: bool, overrides: dict | None = None):
         self.checkpoint = checkpoint
-        self.recipe = recipe
-        self.net = CostToGo(recipe.width, recipe.blocks)
-        self.steps, self.seconds, self.history = 0, 0.0, []
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=recipe.learning_rate)
-        if resume and checkpoint.exists():
-            self._load()
-        if not hasattr(self, "teacher"):
-            self.teacher = copy.deepcopy(self.net)
-        self.rng = np.random.default_rng(recipe.seed + self.steps)
-        self.pool = HardPool(recipe.pool_size)
-
-    def _load(self) -> None:
-        state = torch.load(self.checkpoint, weights_only=False)
-        self.recipe = Recipe(**state["recipe"])
+        saved = torch.load(checkpoint, weights_only=False) if resume and checkpoint.exists() else None
+        self.recipe = replace(Recipe(**saved["recipe"]) if saved else recipe, **(overrides or {}))
         self.net = CostToGo(self.recipe.width, self.recipe.blocks)
-        self.net.load_state_dict(state["net"])
-        self.teacher = CostToGo(self.recipe.width, self.recipe.blocks)
-        self.teacher.load_state_dict(state["teacher"])
+        self.teacher = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.recipe.learning_rate)
+        self.steps, self.seconds, self.history = 0, 0.0, []
+        if saved:
+            self._restore(saved)
+        if overrides:
+            self.history.append({"step": self.steps, "hours": round(self.seconds / 3600, 3),
+                                 "recipe_change": overrides})
+        self.rng = np.random.default_rng(self.recipe.seed + self.steps)
+        self.pool = HardPool(self.recipe.pool_size)
+
+    def _restore(self, state: dict) -> None:
+        self.net.load_state_dict(state["net"])
+        self.teacher.load_state_dict(state["teacher"])
         self.optimizer.load_state_dict(state["optimizer"])
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.recipe.learning_rate
         self.steps, self.seconds, self.history = state["steps"], state["seconds"], state["history"]
         print(f"resumed from {self.checkpoint}: {self.steps} steps, {self.seconds / 3600:.2f} h", flush=True)
 
@@ -122,7 +123,10 @@ class Trainer:
         r = self.recipe
         started, base = time.time(), self.seconds
         last_save, losses, mined = started, [], 0
-        while time.time() - started < hours * 3600:
+        stop = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.append(True))
+        while time.time() - started < hours * 3600 and not stop:
             losses.append(self.step())
             if self.steps % r.mining_every == 0:
                 mined += self.mine()
