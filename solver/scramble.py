@@ -66,15 +66,18 @@ def _allowed_after(puzzle: Puzzle, axis: tuple[int, ...]) -> np.ndarray:
 
 
 def random_scrambles(puzzle: Puzzle, depths: np.ndarray, rng: np.random.Generator,
-                     quarter_turns_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                     quarter_turns_only: bool = False, redundant: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Scramble N solved cubes by ``depths[i]`` random moves each.
+
+    By default no move follows one of its own face (see ``_allowed_after``);
+    with ``redundant`` every move is drawn uniformly, so moves may cancel.
 
     Returns (states (N, slots), moves (N, max depth) as move-axis positions,
     -1 past each scramble's end).
     """
     depths = np.asarray(depths, dtype=np.int64)
     axis = puzzle.quarter_turns if quarter_turns_only else tuple(range(len(puzzle.moves)))
-    allowed = _allowed_after(puzzle, axis)
+    allowed = _allowed_after(puzzle, axis) if not redundant else np.ones((len(axis) + 1, len(axis)), bool)
     states = solved(puzzle, len(depths))
     moves = np.full((len(depths), int(depths.max(initial=0))), -1, dtype=np.int64)
     previous = np.full(len(depths), len(axis))

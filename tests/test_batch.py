@@ -99,3 +99,10 @@ def test_scrambles_have_their_depth_and_no_redundant_moves():
         assert all(m % 3 != 1 for m in seq)
         assert all(a // 3 != b // 3 for a, b in zip(seq, seq[1:]))
         assert (from_cubie(apply_moves_cubie(CubieCube.solved(3), seq)) == state).all()
+
+
+def test_redundant_scrambles_may_repeat_a_face():
+    puzzle = Puzzle.cube3()
+    _, moves = random_scrambles(puzzle, np.full(200, 10), np.random.default_rng(3), True, redundant=True)
+    faces = np.array(puzzle.moves)[moves] // 3
+    assert (faces[:, 1:] == faces[:, :-1]).any()
