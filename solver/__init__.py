@@ -1,4 +1,4 @@
-"""robotd's solver: cube models, notation, validation and the optimal 2x2x2 solver.
+"""robotd's solver: cube models, notation, validation, the optimal 2x2x2 solver and 3x3x3 neural A*.
 
 Facelet strings follow DESIGN.md: faces U R F D L B, each in reading order
 as drawn in the unfolded net; any six letters may stand for the colours.

@@ -1,8 +1,7 @@
 """Seeded randomness: uniformly random reachable states and random scrambles.
 
-Both come in a vectorised batch form (numpy ``Generator``, shape (N, ...))
-for training and benchmarks, and a single-cube form that returns facelet
-strings for the CLI.
+Both are vectorised (numpy ``Generator``, shape (N, ...)) for training and
+benchmarks; ``solver.api.scramble`` turns one of them into facelet strings.
 """
 
 from __future__ import annotations
