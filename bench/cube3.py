@@ -53,7 +53,7 @@ def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: floa
     def stat(values, fn):
         return round(float(fn(values)), 3) if values else None
 
-    return {"cubes": len(states), "solved_fraction": round(float(np.mean(solved)), 4),
+    return {"cubes": len(states), "solved_fraction": stat(solved, np.mean),
             "mean_qtm": stat(qtm, np.mean), "median_qtm": stat(qtm, np.median),
             "mean_htm": stat(htm, np.mean), "median_htm": stat(htm, np.median),
             "median_s": stat(seconds, np.median), "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),

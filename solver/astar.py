@@ -102,12 +102,11 @@ def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: in
         children = apply_all_moves(puzzle, nodes.states[popped], puzzle.quarter_turns).reshape(-1, puzzle.slots)
         parents = np.repeat(popped, len(turns))
         child_g = nodes.g[parents] + 1
-        fresh = _merge_duplicates(children, parents, child_g, turns, nodes, index)
+        fresh, keys = _merge_duplicates(children, parents, child_g, turns, nodes, index)
         if not len(fresh):
             continue
         ids = nodes.add(children[fresh], child_g[fresh], parents[fresh], np.tile(turns, len(popped))[fresh])
-        for key, node in zip(state_keys(children[fresh]), ids):
-            index[key.tobytes()] = int(node)
+        index.update(zip((keys[i] for i in fresh), ids.tolist()))
         goal = np.flatnonzero(is_solved(puzzle, children[fresh]))
         if len(goal):
             node = int(ids[goal[0]])
@@ -126,8 +125,9 @@ def _pop_batch(open_heap: list, batch: int) -> np.ndarray:
     return np.array([heapq.heappop(open_heap)[2] for _ in range(count)], dtype=np.int64)
 
 
-def _merge_duplicates(children, parents, child_g, turns, nodes: _Nodes, index: dict) -> np.ndarray:
-    """Indices of children never seen before; seen ones reached more cheaply get the better parent."""
+def _merge_duplicates(children, parents, child_g, turns, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:
+    """(indices of children never seen before, every child's key); seen ones reached more cheaply
+    get the better parent."""
     keys = [k.tobytes() for k in state_keys(children)]
     fresh, first_in_batch = [], set()
     for i, key in enumerate(keys):
@@ -141,4 +141,4 @@ def _merge_duplicates(children, parents, child_g, turns, nodes: _Nodes, index: d
             nodes.g[node] = child_g[i]
             nodes.parent[node] = parents[i]
             nodes.move[node] = turns[i % len(turns)]
-    return np.array(fresh, dtype=np.int64)
+    return np.array(fresh, dtype=np.int64), keys
