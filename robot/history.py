@@ -1,0 +1,139 @@
+"""Run history in SQLite: one row per run and every event of it.
+
+The database lives in the data directory, in WAL mode. Every write is its
+own committed transaction, so a ``kill -9`` loses nothing already recorded;
+a run still marked ``running`` when the next daemon opens the file was cut
+short by a crash or power loss and becomes ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from .errors import RobotError
+
+OUTCOMES = ("running", "done", "error", "stopped", "interrupted")
+RUN_FIELDS = ("puzzle", "scanned_state", "solver", "solver_params", "solution", "length_htm", "length_qtm",
+              "estimated_s", "actual_s", "step_durations", "outcome", "error", "ended_at", "seed", "mode")
+_JSON_FIELDS = ("solver_params", "step_durations")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    mode TEXT,
+    seed INTEGER,
+    puzzle INTEGER,
+    scanned_state TEXT,
+    solver TEXT,
+    solver_params TEXT,
+    solution TEXT,
+    length_htm INTEGER,
+    length_qtm INTEGER,
+    estimated_s REAL,
+    actual_s REAL,
+    step_durations TEXT,
+    outcome TEXT NOT NULL DEFAULT 'running',
+    error TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    t REAL NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_run ON events(run_id, id);
+CREATE INDEX IF NOT EXISTS runs_by_outcome ON runs(outcome, id);
+"""
+
+
+class History:
+    """The run history of one data directory; safe to use from several threads."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as error:
+            raise RobotError(f"cannot open the run history {self.path}: {error}") from None
+        self._db.row_factory = sqlite3.Row
+        self._lock = threading.Lock()
+        self.interrupted_at_open = self._mark_interrupted()
+
+    def _write(self, sql: str, params: tuple) -> int:
+        with self._lock:
+            cursor = self._db.execute(sql, params)
+            return cursor.lastrowid
+
+    def _mark_interrupted(self) -> int:
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE runs SET outcome='interrupted', error=COALESCE(error, ?) WHERE outcome='running'",
+                ("robotd stopped during this run (crash, kill or power loss)",))
+            return cursor.rowcount
+
+    def start_run(self, started_at: float | None = None, **fields) -> int:
+        """A new run row, outcome ``running``; returns its id."""
+        run_id = self._write("INSERT INTO runs (started_at) VALUES (?)", (started_at or time.time(),))
+        if fields:
+            self.update_run(run_id, **fields)
+        return run_id
+
+    def update_run(self, run_id: int, **fields) -> None:
+        unknown = set(fields) - set(RUN_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown run fields: {', '.join(sorted(unknown))}")
+        if "outcome" in fields and fields["outcome"] not in OUTCOMES:
+            raise ValueError(f"unknown outcome {fields['outcome']!r}")
+        values = [json.dumps(v) if k in _JSON_FIELDS else v for k, v in fields.items()]
+        assignments = ", ".join(f"{k}=?" for k in fields)
+        self._write(f"UPDATE runs SET {assignments} WHERE id=?", (*values, run_id))
+
+    def finish_run(self, run_id: int, outcome: str, error: str | None = None, **fields) -> None:
+        self.update_run(run_id, outcome=outcome, error=error, ended_at=time.time(), **fields)
+
+    def add_event(self, run_id: int, kind: str, data: dict, t: float | None = None) -> None:
+        self._write("INSERT INTO events (run_id, t, kind, data) VALUES (?, ?, ?, ?)",
+                    (run_id, t or time.time(), kind, json.dumps(data)))
+
+    def list_runs(self, limit: int = 20, offset: int = 0, outcome: str | None = None) -> list[dict]:
+        """Newest first."""
+        where, params = ("WHERE outcome=?", (outcome,)) if outcome else ("", ())
+        with self._lock:
+            rows = self._db.execute(f"SELECT * FROM runs {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                                    (*params, limit, offset)).fetchall()
+        return [_run_dict(row) for row in rows]
+
+    def get_run(self, run_id: int) -> dict | None:
+        """The run with its events, or ``None``."""
+        with self._lock:
+            row = self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+            if row is None:
+                return None
+            events = self._db.execute("SELECT t, kind, data FROM events WHERE run_id=? ORDER BY id",
+                                      (run_id,)).fetchall()
+        run = _run_dict(row)
+        run["events"] = [{"t": e["t"], "kind": e["kind"], "data": json.loads(e["data"])} for e in events]
+        return run
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _run_dict(row: sqlite3.Row) -> dict:
+    run = dict(row)
+    for key in _JSON_FIELDS:
+        if run.get(key) is not None:
+            run[key] = json.loads(run[key])
+    return run

@@ -1,0 +1,252 @@
+"""The run state machine: scan, solve, plan, execute, verify — one run at a time.
+
+    idle -> scanning -> solving -> executing -> verifying -> done
+                 any step -> error | stopped
+
+The runner owns the rig while a run is active. Each step runs on a worker
+thread with a timeout; the run's own thread only waits, so a stop request
+(from any thread) ends the run at once: it sends the emergency stop to the
+motion layer first, then the run is recorded as ``stopped``. Every
+transition, the scan, the solution and each executed command are events on
+the bus; the history records all of them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence
+
+import solver
+from solver.notation import move_length
+
+from .errors import RobotError
+from .events import EventBus
+from .history import History
+from .rig import MotorCommand, Rig, estimate_s
+
+PHASES = ("idle", "scanning", "solving", "executing", "verifying", "done", "error", "stopped")
+_POLL_S = 0.01
+
+
+@dataclass
+class ScanResult:
+    """A reconstructed cube: facelet string (face letters) and a confidence per sticker."""
+    state: str
+    confidence: list[float] = field(default_factory=list)
+
+
+class Scanner(Protocol):
+    def scan(self) -> ScanResult: ...
+
+
+class Motion(Protocol):
+    def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None: ...
+
+    def estop(self) -> None: ...
+
+
+class Stopped(RobotError):
+    """The run was stopped on request."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run behaves; read from ``[run]`` and ``[solver]`` of the config."""
+    verify: bool = True
+    scan_retries: int = 2
+    scan_timeout_s: float = 20.0
+    solve_budget_s: float = 30.0
+    solve_weight: float | None = None
+    solve_batch: int | None = None
+    metric: str = "htm"
+    execute_margin_s: float = 10.0
+    execute_factor: float = 2.0
+
+
+def is_solved(state: str) -> bool:
+    """True when every face shows a single colour."""
+    n = 9 if len(state) == 54 else 4
+    return all(len(set(state[i:i + n])) == 1 for i in range(0, len(state), n))
+
+
+class Runner:
+    """Drives runs on one rig; ``start`` returns at once, ``run`` blocks until the run ends."""
+
+    def __init__(self, scanner: Scanner, motion: Motion, rig: Rig, history: History, bus: EventBus,
+                 settings: RunSettings = RunSettings()):
+        self.scanner, self.motion, self.rig = scanner, motion, rig
+        self.history, self.bus, self.settings = history, bus, settings
+        self.phase = "idle"
+        self.run_id: int | None = None
+        self.progress: dict = {}
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._steps = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="robotd-step")
+        bus.subscribe(self._record_event)
+
+    def _record_event(self, event: dict) -> None:
+        if event["run_id"] is not None:
+            self.history.add_event(event["run_id"], event["kind"], event["data"], event["t"])
+
+    @property
+    def busy(self) -> bool:
+        return self.phase in ("scanning", "solving", "executing", "verifying")
+
+    def start(self, prepare: Callable[[], dict] | None = None, mode: str = "rig") -> int:
+        """Begin a run on a background thread; ``prepare`` (e.g. a simulator scramble) runs first."""
+        with self._lock:
+            if self.busy:
+                raise RobotError(f"a run is already in progress (run {self.run_id}, {self.phase})")
+            self._stop.clear()
+            self.run_id = self.history.start_run(mode=mode)
+            self.progress = {"started_at": time.time(), "steps": {}}
+            self._set_phase("scanning")
+        self._thread = threading.Thread(target=self._run, args=(self.run_id, prepare), name="robotd-run",
+                                        daemon=True)
+        self._thread.start()
+        return self.run_id
+
+    def run(self, prepare: Callable[[], dict] | None = None, mode: str = "rig") -> dict:
+        """Do one complete run and return its summary."""
+        run_id = self.start(prepare, mode)
+        self._thread.join()
+        return self.summary(run_id)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the current run's thread; True when it has ended."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def stop(self, reason: str = "stop requested") -> None:
+        """Halt at once from any thread: emergency stop first, then the run ends as ``stopped``."""
+        self._stop.set()
+        if self.busy:
+            self.motion.estop()
+            self.bus.publish("stop_requested", self.run_id, reason=reason)
+
+    def status(self) -> dict:
+        return {"phase": self.phase, "run_id": self.run_id, "progress": dict(self.progress)}
+
+    def summary(self, run_id: int) -> dict:
+        run = self.history.get_run(run_id) or {}
+        run.pop("events", None)
+        return run
+
+    def close(self) -> None:
+        self.stop("daemon shutting down")
+        self.wait(5)
+        self._steps.shutdown(wait=False, cancel_futures=True)
+
+    def _set_phase(self, phase: str) -> None:
+        previous, self.phase = self.phase, phase
+        self.bus.publish("phase", self.run_id, phase=phase, previous=previous)
+
+    def _step(self, name: str, call: Callable, timeout_s: float):
+        """Run one step on a worker thread, honouring the stop flag and the step timeout."""
+        started = time.perf_counter()
+        future = self._steps.submit(call)
+        try:
+            while True:
+                if self._stop.is_set():
+                    raise Stopped("stopped on request")
+                try:
+                    return future.result(timeout=_POLL_S)
+                except concurrent.futures.TimeoutError:
+                    if time.perf_counter() - started > timeout_s:
+                        raise RobotError(f"{name} took longer than its {timeout_s:.1f} s timeout") from None
+        finally:
+            steps = self.progress["steps"]
+            steps[name] = round(steps.get(name, 0.0) + time.perf_counter() - started, 4)
+
+    def _run(self, run_id: int, prepare: Callable[[], dict] | None) -> None:
+        outcome, message = "done", None
+        try:
+            if prepare is not None:
+                self.bus.publish("prepared", run_id, **(prepare() or {}))
+            self._scan_solve_execute(run_id)
+        except Stopped:
+            outcome, message = "stopped", "stopped on request"
+        except (RobotError, solver.InvalidState) as error:
+            outcome, message = "error", str(error)
+        except Exception as error:  # an unexpected failure still ends the run cleanly and is recorded
+            outcome, message = "error", f"internal error: {type(error).__name__}: {error}"
+        if self._stop.is_set() and outcome == "error":
+            outcome, message = "stopped", "stopped on request"
+        self.history.finish_run(run_id, outcome, message, step_durations=self.progress["steps"],
+                                actual_s=self.progress["steps"].get("executing"))
+        if message:
+            self.bus.publish("error" if outcome == "error" else "stopped", run_id, message=message)
+        self._set_phase(outcome)
+
+    def _scan_solve_execute(self, run_id: int) -> None:
+        scan = self._scan_with_retries(run_id)
+        self.history.update_run(run_id, puzzle=3 if len(scan.state) == 54 else 2, scanned_state=scan.state)
+        self._set_phase("solving")
+        solution = self._step("solving", lambda: self._solve(scan.state), self.settings.solve_budget_s + 10)
+        plan = self.rig.plan(solution.moves)
+        estimated = estimate_s(plan)
+        self.history.update_run(run_id, solver=_solver_name(solution), solver_params=solution.details,
+                                solution=solution.text, length_htm=move_length(solution.moves, "htm"),
+                                length_qtm=move_length(solution.moves, "qtm"), estimated_s=estimated)
+        self.bus.publish("solution", run_id, moves=solution.text, htm=move_length(solution.moves, "htm"),
+                         qtm=move_length(solution.moves, "qtm"), seconds=round(solution.seconds, 4),
+                         commands=[c.text for c in plan], estimated_s=round(estimated, 3))
+        self.progress.update(total_moves=len(solution.moves), done_moves=0, estimated_s=estimated)
+        if plan:
+            self._set_phase("executing")
+            timeout = estimated * self.settings.execute_factor + self.settings.execute_margin_s
+            self._step("executing", lambda: self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i)),
+                       timeout)
+        if self.settings.verify and plan:
+            self._set_phase("verifying")
+            check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
+            self.bus.publish("verified", run_id, state=check.state, solved=is_solved(check.state))
+            if not is_solved(check.state):
+                raise RobotError(f"the cube is not solved after executing the solution; the re-scan reads {check.state}")
+
+    def _executed(self, run_id: int, plan: Sequence[MotorCommand], index: int) -> None:
+        done = sum(len(c.moves) for c in plan[:index + 1])
+        self.progress["done_moves"] = done
+        self.bus.publish("move", run_id, index=index, command=plan[index].text, done_moves=done,
+                         total_moves=self.progress["total_moves"])
+
+    def _scan_with_retries(self, run_id: int) -> ScanResult:
+        attempts = self.settings.scan_retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                scan = self._step("scanning", self.scanner.scan, self.settings.scan_timeout_s)
+            except (Stopped, RobotError):
+                raise
+            except Exception as error:  # vision.ScanError and camera faults: retry, then report the last
+                self.bus.publish("scan_failed", run_id, attempt=attempt, message=str(error))
+                if attempt == attempts:
+                    raise RobotError(f"scan failed after {attempts} attempts: {error}") from None
+                continue
+            self.bus.publish("scan", run_id, state=scan.state, confidence=scan.confidence, attempt=attempt)
+            return scan
+        raise AssertionError("unreachable")
+
+    def _solve(self, state: str) -> solver.Solution:
+        options = {}
+        if self.settings.solve_weight is not None:
+            options["weight"] = self.settings.solve_weight
+        if self.settings.solve_batch is not None:
+            options["batch"] = self.settings.solve_batch
+        solution = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s, **options)
+        if not solution.found:
+            raise RobotError(f"no solution found within the {self.settings.solve_budget_s:g} s solver budget "
+                             f"({solution.details.get('nodes_generated', 0):,} nodes); state {state}")
+        return solution
+
+
+def _solver_name(solution: solver.Solution) -> str:
+    return "pocket-table" if solution.puzzle == 2 else "neural-astar"
+
+
+__all__ = ["PHASES", "Runner", "RunSettings", "ScanResult", "Stopped", "is_solved"]
