@@ -1,6 +1,5 @@
 """The run state machine with in-process test doubles for the camera and the rig's motion."""
 
-import threading
 import time
 
 import pytest
@@ -10,34 +9,9 @@ from robot.config import Config
 from robot.events import EventBus
 from robot.history import History
 from robot.rig import rig_from_config
-from robot.run import Runner, RunSettings, ScanResult, Stopped, is_solved
+from robot.run import Runner, RunSettings, is_solved
 
-
-class VirtualRig:
-    """Holds a cube; scanning reads it, motion turns it."""
-
-    def __init__(self, state, turn_s=0.0, scan_failures=0):
-        self.state, self.turn_s, self.scan_failures = state, turn_s, scan_failures
-        self.halted = threading.Event()
-        self.estop_at = None
-
-    def scan(self):
-        if self.scan_failures:
-            self.scan_failures -= 1
-            raise ValueError("stickers F3, R1 in doubt: red or orange")
-        return ScanResult(self.state, [1.0] * len(self.state))
-
-    def run_plan(self, plan, on_done):
-        for index, command in enumerate(plan):
-            if self.halted.wait(self.turn_s):
-                raise Stopped("emergency stop")
-            for turn in command.turns:
-                self.state = solver.apply(self.state, turn.face + {1: "", 2: "2", -1: "'"}[turn.quarter_turns])
-            on_done(index)
-
-    def estop(self):
-        self.estop_at = time.perf_counter()
-        self.halted.set()
+from robot_doubles import VirtualRig
 
 
 def make_runner(tmp_path, virtual, **settings):

@@ -1,0 +1,80 @@
+"""The daemon object: one owner of the rig, its cameras, its runs and its history.
+
+``Daemon`` holds the parts built from config (``robot.assemble``) and is
+what the CLI and the dashboard talk to: ``status()`` as a plain dict,
+``start_run()``, ``stop()`` and the calibration.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from .camera import Camera
+from .errors import RobotError
+from .events import EventBus
+from .history import History
+from .rig import Rig
+from .run import Runner
+
+
+class Simulation(Protocol):
+    """The simulated side of a dry run: it loads a scrambled virtual cube before each run."""
+
+    def prepare(self, puzzle: int | None, seed: int | None, scramble: str | None, light: str | None) -> dict: ...
+
+    def status(self) -> dict: ...
+
+
+class Daemon:
+    def __init__(self, *, runner: Runner, history: History, bus: EventBus, rig: Rig, cameras: dict[str, Camera],
+                 link_status: Callable[[], dict], simulation: Simulation | None = None,
+                 calibration: Callable[[], dict] | None = None,
+                 set_calibration: Callable[[dict], dict] | None = None,
+                 closers: tuple[Callable[[], None], ...] = ()):
+        self.runner, self.history, self.bus, self.rig = runner, history, bus, rig
+        self.cameras, self.link_status, self.simulation = cameras, link_status, simulation
+        self._calibration, self._set_calibration = calibration, set_calibration
+        self._closers = closers
+
+    @property
+    def mode(self) -> str:
+        return "sim" if self.simulation is not None else "rig"
+
+    def status(self) -> dict:
+        cameras = [camera.status() for camera in self.cameras.values()]
+        return {**self.runner.status(), "mode": self.mode, "rig": self.rig.status(), "link": self.link_status(),
+                "cameras": cameras, "camera_ok": all(c.get("error") is None for c in cameras),
+                "simulation": self.simulation.status() if self.simulation else None}
+
+    def start_run(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
+                  light: str | None = None) -> int:
+        """Start a run; in simulation the virtual cube is scrambled first (random, or by ``seed``/``scramble``)."""
+        if self.simulation is None:
+            given = [name for name, value in (("puzzle", puzzle), ("seed", seed), ("scramble", scramble),
+                                              ("light", light)) if value is not None]
+            if given:
+                raise RobotError(f"{', '.join(given)} only apply in simulation (robotd --sim); "
+                                 "a real rig scans whatever cube it holds")
+            return self.runner.start(mode=self.mode)
+        return self.runner.start(lambda: self.simulation.prepare(puzzle, seed, scramble, light), mode=self.mode)
+
+    def stop(self, reason: str = "stop requested") -> None:
+        self.runner.stop(reason)
+
+    def calibration(self) -> dict:
+        if self._calibration is None:
+            raise RobotError("this rig has no calibration to show")
+        return self._calibration()
+
+    def set_calibration(self, body: dict) -> dict:
+        if self._set_calibration is None:
+            raise RobotError("this rig's calibration cannot be changed")
+        return self._set_calibration(body)
+
+    def close(self) -> None:
+        self.runner.close()
+        for close in self._closers:
+            close()
+        for camera in self.cameras.values():
+            camera.close()
+        self.history.close()

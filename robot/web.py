@@ -1,0 +1,268 @@
+"""The dashboard's HTTP side: JSON API, WebSocket events, MJPEG camera streams, static page.
+
+Served by uvicorn inside ``robotd`` from the same process as the run. The run
+thread never waits for a browser: events reach each WebSocket client through
+its own bounded queue on the server's event loop, and a client whose queue
+fills up (a slow phone on weak Wi-Fi) is disconnected, never the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from .config import Section
+from .errors import RobotError
+from .history import OUTCOMES
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """``[web]``: where the dashboard listens and who may move the robot through it."""
+    host: str = "127.0.0.1"
+    port: int = 8080
+    api_key: str | None = None
+    root_path: str = ""
+    cors_origins: tuple[str, ...] = ()
+    stream_fps: float = 12.0
+    client_queue: int = 256
+    enabled: bool = True
+
+    @property
+    def requires_key(self) -> bool:
+        return not is_loopback(self.host)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def web_settings(section: Section) -> WebSettings:
+    settings = WebSettings(
+        host=section.get_str("host", "127.0.0.1"),
+        port=section.get_int("port", 8080, minval=1, maxval=65535),
+        api_key=section.get_str("api_key", None),
+        root_path=section.get_str("root_path", "").rstrip("/"),
+        cors_origins=tuple(section.get_list("cors_origins", [])),
+        stream_fps=section.get_float("stream_fps", 12.0, above=0, maxval=60),
+        client_queue=section.get_int("client_queue", 256, minval=8, maxval=100_000),
+        enabled=section.get_bool("enabled", True),
+    )
+    if settings.requires_key and not settings.api_key:
+        raise section.error("api_key", f"is required when host is {settings.host!r} (not a loopback address): "
+                                       "anyone on the network could move the robot")
+    if settings.api_key is not None and len(settings.api_key) < 12:
+        raise section.error("api_key", "must be at least 12 characters")
+    return settings
+
+
+class RunRequest(BaseModel):
+    """``POST /api/runs``: in simulation, how to scramble the virtual cube first."""
+    puzzle: Literal[2, 3] | None = None
+    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    scramble: str | None = Field(default=None, max_length=400, description="moves, e.g. \"R U F'\"")
+    light: str | None = Field(default=None, max_length=40)
+
+
+class Client:
+    """One WebSocket client: its bounded event queue and whether it fell behind."""
+
+    def __init__(self, queue_size: int):
+        self.queue: asyncio.Queue = asyncio.Queue(queue_size)
+        self.too_slow = False
+
+
+class Broadcaster:
+    """Fans bus events out to WebSocket clients on the server loop; remembers the current run's events."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, queue_size: int):
+        self.loop, self.queue_size = loop, queue_size
+        self.clients: set[Client] = set()
+        self.run_events: list[dict] = []
+        self.dropped = 0
+
+    def on_event(self, event: dict) -> None:  # called on the run thread: hand over, never wait
+        self.loop.call_soon_threadsafe(self._fan_out, event)
+
+    def _fan_out(self, event: dict) -> None:
+        if event["kind"] == "phase" and event["data"].get("phase") == "scanning":
+            self.run_events = []
+        self.run_events.append(event)
+        for client in list(self.clients):
+            try:
+                client.queue.put_nowait(event)
+            except asyncio.QueueFull:
+                client.too_slow = True
+                self.clients.discard(client)
+                self.dropped += 1
+
+    def attach(self) -> tuple[Client, list[dict]]:
+        """A new client and the current run's events so far (no gap, no repeat: both happen on the loop)."""
+        client = Client(self.queue_size)
+        self.clients.add(client)
+        return client, list(self.run_events)
+
+
+def create_app(daemon, settings: WebSettings) -> FastAPI:
+    """The dashboard app for a running daemon (see ``robot.daemon.Daemon``)."""
+    state: dict = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        broadcaster = Broadcaster(asyncio.get_running_loop(), settings.client_queue)
+        state["broadcaster"] = broadcaster
+        unsubscribe = daemon.bus.subscribe(broadcaster.on_event)
+        try:
+            yield
+        finally:
+            unsubscribe()
+
+    app = FastAPI(title="robotd", version="1", root_path=settings.root_path, lifespan=lifespan,
+                  description="Control and watch a Rubik's-cube robot.")
+    app.state.robotd = state
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
+                           allow_methods=["GET", "POST", "PUT"], allow_headers=["X-Api-Key", "Authorization"])
+    def require_key(request: Request) -> None:
+        if not settings.requires_key:
+            return
+        given = request.headers.get("x-api-key") or _bearer(request.headers.get("authorization", ""))
+        if not given or not secrets.compare_digest(given, settings.api_key or ""):
+            raise HTTPException(401, "this action needs the API key from robotd's config "
+                                     "(header X-Api-Key or 'Authorization: Bearer KEY')")
+
+    @app.exception_handler(RobotError)
+    async def robot_error(request: Request, error: RobotError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, status_code=409 if "in progress" in str(error) else 400)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = ["{}: {}".format(".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "body",
+                                    e["msg"]) for e in error.errors()]
+        return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
+
+    @app.get("/api/status")
+    def status() -> dict:
+        return {**daemon.status(), "auth_required": settings.requires_key}
+
+    @app.post("/api/runs", status_code=201, dependencies=[Depends(require_key)])
+    def start_run(request: RunRequest | None = None) -> dict:
+        options = request.model_dump(exclude_none=True) if request else {}
+        return {"run_id": daemon.start_run(**options)}
+
+    @app.post("/api/stop")
+    def stop() -> dict:
+        daemon.stop("stop from the dashboard")
+        return {"stopped": True, "phase": daemon.runner.phase}
+
+    @app.get("/api/runs")
+    def runs(limit: int = Query(20, ge=1, le=500), offset: int = Query(0, ge=0),
+             outcome: Literal[OUTCOMES] | None = None) -> dict:  # type: ignore[valid-type]
+        return {"runs": daemon.history.list_runs(limit, offset, outcome), "limit": limit, "offset": offset}
+
+    @app.get("/api/runs/{run_id}")
+    def run(run_id: int) -> dict:
+        found = daemon.history.get_run(run_id)
+        if found is None:
+            raise HTTPException(404, f"no run with id {run_id}")
+        return found
+
+    @app.get("/api/calibration")
+    def calibration() -> dict:
+        return daemon.calibration()
+
+    @app.put("/api/calibration", dependencies=[Depends(require_key)])
+    def set_calibration(body: dict) -> dict:
+        return daemon.set_calibration(body)
+
+    @app.get("/api/cameras")
+    def cameras() -> dict:
+        return {"cameras": [camera.status() for camera in daemon.cameras.values()]}
+
+    @app.get("/api/cameras/{name}/frame.jpg")
+    async def frame(name: str) -> Response:
+        return Response(await run_in_threadpool(_jpeg, _camera(daemon, name)), media_type="image/jpeg")
+
+    @app.get("/stream/{name}")
+    async def stream(name: str) -> StreamingResponse:
+        camera = _camera(daemon, name)
+        return StreamingResponse(_mjpeg(camera, settings.stream_fps),
+                                 media_type="multipart/x-mixed-replace; boundary=frame")
+
+    @app.websocket("/ws")
+    async def events(socket: WebSocket) -> None:
+        await socket.accept()
+        broadcaster: Broadcaster = state["broadcaster"]
+        client, backlog = broadcaster.attach()
+        try:
+            await socket.send_json({"kind": "snapshot", "status": daemon.status(), "events": backlog})
+            while True:
+                event = await client.queue.get()
+                if client.too_slow:
+                    await socket.close(code=1013, reason="client too slow for the event stream")
+                    return
+                await socket.send_json(event)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            broadcaster.clients.discard(client)
+
+    if STATIC_DIR.is_dir():
+        app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="page")
+    return app
+
+
+def _bearer(header: str) -> str | None:
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+def _camera(daemon, name: str):
+    if name not in daemon.cameras:
+        known = ", ".join(daemon.cameras) or "none configured"
+        raise HTTPException(404, f"no camera named {name!r} (cameras: {known})")
+    return daemon.cameras[name]
+
+
+def _jpeg(camera, quality: int = 80) -> bytes:
+    import cv2
+
+    ok, data = cv2.imencode(".jpg", camera.frame(), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise RobotError(f"camera '{camera.name}': the frame could not be encoded as JPEG")
+    return data.tobytes()
+
+
+async def _mjpeg(camera, fps: float):
+    loop = asyncio.get_running_loop()
+    period = 1.0 / fps
+    while True:
+        started = loop.time()
+        try:
+            jpeg = await run_in_threadpool(_jpeg, camera)
+        except RobotError:
+            await asyncio.sleep(1.0)  # camera away: keep the stream open and retry
+            continue
+        yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode() + b"\r\n\r\n"
+        yield jpeg + b"\r\n"
+        await asyncio.sleep(max(0.0, period - (loop.time() - started)))

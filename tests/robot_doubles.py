@@ -1,0 +1,68 @@
+"""In-process test doubles for a rig: a virtual cube that scanning reads and motion turns."""
+
+import threading
+import time
+
+import numpy as np
+
+import solver
+from robot.run import ScanResult, Stopped
+
+SUFFIX = {1: "", 2: "2", -1: "'"}
+
+
+class VirtualRig:
+    """Holds a cube; ``scan`` reads it, ``run_plan`` turns it, ``estop`` halts within one poll."""
+
+    def __init__(self, state, turn_s=0.0, scan_failures=0):
+        self.state, self.turn_s, self.scan_failures = state, turn_s, scan_failures
+        self.halted = threading.Event()
+        self.estop_at = None
+
+    def scan(self):
+        if self.scan_failures:
+            self.scan_failures -= 1
+            raise ValueError("stickers F3, R1 in doubt: red or orange")
+        return ScanResult(self.state, [1.0] * len(self.state))
+
+    def run_plan(self, plan, on_done):
+        self.halted.clear()
+        for index, command in enumerate(plan):
+            if self.halted.wait(self.turn_s):
+                raise Stopped("emergency stop")
+            for turn in command.turns:
+                self.state = solver.apply(self.state, turn.face + SUFFIX[turn.quarter_turns])
+            on_done(index)
+
+    def estop(self):
+        self.estop_at = time.perf_counter()
+        self.halted.set()
+
+
+class ScramblingSimulation:
+    """Loads a scrambled cube into a ``VirtualRig`` before each run."""
+
+    def __init__(self, rig: VirtualRig):
+        self.rig = rig
+
+    def prepare(self, puzzle, seed, scramble, light):
+        solved = solver.scramble(puzzle or 2, seed=0, length=0)["state"]
+        moves = scramble if scramble is not None else solver.scramble(puzzle or 2, seed=seed)["scramble"]
+        self.rig.state = solver.apply(solved, moves)
+        return {"scramble": moves}
+
+    def status(self):
+        return {"state": self.rig.state}
+
+
+class StillCamera:
+    name = "still"
+
+    def frame(self):
+        return np.full((48, 64, 3), 128, np.uint8)
+
+    def status(self):
+        return {"name": self.name, "kind": "test", "open": True, "error": None}
+
+    def close(self):
+        pass

@@ -1,0 +1,130 @@
+"""Dashboard API: runs, history, validation, auth, WebSocket events and camera frames."""
+
+import asyncio
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+import solver
+from robot.config import Config
+from robot.daemon import Daemon
+from robot.errors import ConfigError
+from robot.events import EventBus
+from robot.history import History
+from robot.rig import rig_from_config
+from robot.run import Runner, RunSettings
+from robot.web import Broadcaster, WebSettings, create_app, web_settings
+
+from robot_doubles import ScramblingSimulation, StillCamera, VirtualRig
+
+KEY = "a-long-enough-key"
+
+
+def make_daemon(tmp_path, turn_s=0.0):
+    virtual = VirtualRig(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s)
+    bus = EventBus()
+    history = History(tmp_path / "history.sqlite")
+    rig = rig_from_config(Config({}).section("rig"))
+    runner = Runner(virtual, virtual, rig, history, bus, RunSettings())
+    return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
+                  link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual))
+
+
+@pytest.fixture
+def client(tmp_path):
+    daemon = make_daemon(tmp_path)
+    with TestClient(create_app(daemon, WebSettings())) as client:
+        client.daemon = daemon
+        yield client
+    daemon.close()
+
+
+def wait_done(daemon, timeout=20):
+    deadline = time.time() + timeout
+    while daemon.runner.busy and time.time() < deadline:
+        time.sleep(0.01)
+    daemon.runner.wait(timeout)
+
+
+def test_start_a_run_and_read_it_back(client):
+    assert client.get("/api/status").json()["phase"] == "idle"
+    reply = client.post("/api/runs", json={"puzzle": 2, "seed": 4})
+    assert reply.status_code == 201
+    run_id = reply.json()["run_id"]
+    wait_done(client.daemon)
+    run = client.get(f"/api/runs/{run_id}").json()
+    assert run["outcome"] == "done" and run["events"][-1]["data"]["phase"] == "done"
+    assert [r["id"] for r in client.get("/api/runs", params={"outcome": "done"}).json()["runs"]] == [run_id]
+
+
+def test_bad_input_gets_readable_4xx(client):
+    reply = client.get("/api/runs", params={"limit": 0})
+    assert reply.status_code == 422 and reply.json()["detail"].startswith("limit:")
+    assert client.get("/api/runs", params={"outcome": "finished"}).status_code == 422
+    reply = client.get("/api/runs/999")
+    assert reply.status_code == 404 and reply.json()["detail"] == "no run with id 999"
+    reply = client.post("/api/runs", json={"puzzle": 4})
+    assert reply.status_code == 422 and "puzzle" in reply.json()["detail"]
+    reply = client.post("/api/runs", json={"scramble": "R U X"})
+    wait_done(client.daemon)
+    run = client.get(f"/api/runs/{reply.json()['run_id']}").json()
+    assert run["outcome"] == "error" and "'X'" in run["error"]
+    assert client.get("/stream/nope").status_code == 404
+
+
+def test_camera_frame_is_a_jpeg(client):
+    reply = client.get("/api/cameras/still/frame.jpg")
+    assert reply.status_code == 200 and reply.content[:2] == b"\xff\xd8"
+    assert client.get("/api/cameras").json()["cameras"][0]["name"] == "still"
+
+
+def test_websocket_gets_snapshot_then_every_event_in_order(client):
+    with client.websocket_connect("/ws") as socket:
+        snapshot = socket.receive_json()
+        assert snapshot["kind"] == "snapshot" and snapshot["status"]["phase"] == "idle"
+        client.post("/api/runs", json={"puzzle": 2, "seed": 1})
+        events = []
+        while not (events and events[-1]["kind"] == "phase" and events[-1]["data"]["phase"] == "done"):
+            events.append(socket.receive_json())
+    seqs = [e["seq"] for e in events]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert {"scan", "solution", "move"} <= {e["kind"] for e in events}
+
+
+def test_auth_when_bound_to_the_network(tmp_path):
+    daemon = make_daemon(tmp_path, turn_s=0.05)
+    settings = WebSettings(host="0.0.0.0", api_key=KEY)
+    with TestClient(create_app(daemon, settings)) as client:
+        assert client.post("/api/runs", json={}).status_code == 401
+        assert client.post("/api/runs", json={}, headers={"X-Api-Key": "wrong-key-here"}).status_code == 401
+        assert client.post("/api/runs", json={"seed": 2}, headers={"X-Api-Key": KEY}).status_code == 201
+        assert client.post("/api/runs", json={}, headers={"Authorization": f"Bearer {KEY}"}).status_code == 409
+        assert client.post("/api/stop").status_code == 200  # stop never needs the key
+        assert client.get("/api/status").json()["auth_required"] is True
+        wait_done(daemon)
+    daemon.close()
+
+
+def test_network_binding_without_a_key_is_a_config_error():
+    with pytest.raises(ConfigError, match=r"\[web\] api_key: is required when host is '0.0.0.0'"):
+        web_settings(Config({"web": {"host": "0.0.0.0"}}).section("web"))
+    assert web_settings(Config({"web": {"host": "::1"}}).section("web")).requires_key is False
+
+
+def test_a_slow_client_is_dropped_and_the_others_get_everything():
+    async def scenario():
+        broadcaster = Broadcaster(asyncio.get_running_loop(), queue_size=8)
+        slow, _ = broadcaster.attach()
+        fast, _ = broadcaster.attach()
+        received = []
+        for seq in range(1, 51):
+            broadcaster.on_event({"seq": seq, "kind": "move", "data": {}})
+            await asyncio.sleep(0)
+            while not fast.queue.empty():
+                received.append(fast.queue.get_nowait()["seq"])
+        return slow, fast, received, broadcaster
+
+    slow, fast, received, broadcaster = asyncio.run(scenario())
+    assert slow.too_slow and slow not in broadcaster.clients
+    assert not fast.too_slow and received == list(range(1, 51))
