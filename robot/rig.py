@@ -21,11 +21,11 @@ from .config import Section
 
 @dataclass(frozen=True)
 class FaceTurn:
-    """One motor's part of a command: a face, signed quarter turns, and the motor's own units."""
+    """One motor's part of a command: the face turn and what its motor is told."""
     face: str
     quarter_turns: int  # +1 clockwise, -1 counter-clockwise, +2 half turn (face seen from outside)
-    motor: int
-    units: int  # steps (or the firmware's units), signed by the motor's direction
+    motor: str  # the firmware's name for the motor
+    motor_quarter_turns: int  # quarter_turns signed by the motor's mounting direction
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,7 @@ def estimate_s(plan: Sequence[MotorCommand]) -> float:
 @dataclass(frozen=True)
 class SixAxisRig:
     """One motor per face; opposite faces may turn together when ``simultaneous_opposite``."""
-    motors: dict[str, int]
-    units_per_quarter: int
+    motors: dict[str, str]
     direction: dict[str, int]
     quarter_turn_s: float
     half_turn_s: float
@@ -74,7 +73,7 @@ class SixAxisRig:
     def face_turn(self, move: int) -> FaceTurn:
         face = FACES[move_face(move)]
         quarters = signed_quarter_turns(move)
-        return FaceTurn(face, quarters, self.motors[face], quarters * self.units_per_quarter * self.direction[face])
+        return FaceTurn(face, quarters, self.motors[face], quarters * self.direction[face])
 
     def turn_seconds(self, move: int) -> float:
         return self.half_turn_s if move_turns(move) == 2 else self.quarter_turn_s
@@ -97,26 +96,32 @@ class SixAxisRig:
         return plan
 
     def status(self) -> dict:
-        return {"kind": self.kind, "motors": dict(self.motors), "units_per_quarter": self.units_per_quarter,
+        return {"kind": self.kind, "motors": dict(self.motors), "direction": dict(self.direction),
                 "simultaneous_opposite": self.simultaneous_opposite,
                 "timing": {"quarter_turn_s": self.quarter_turn_s, "half_turn_s": self.half_turn_s,
                            "settle_s": self.settle_s}}
 
 
 def six_axis_from_config(section: Section) -> SixAxisRig:
-    """Read ``[rig]`` for a six-motor rig; every face needs a distinct motor id."""
-    motors_table = section.get_table("motors") or {face: i for i, face in enumerate(FACES)}
-    motors = _face_table(section, "motors", motors_table, lambda v: isinstance(v, int) and not isinstance(v, bool)
-                         and 0 <= v <= 255, "a motor id 0..255")
+    """Read ``[rig]`` for a six-motor rig; every face needs its own motor.
+
+    Motors are named as the firmware names them (``U`` ... ``B`` by default).
+    Steps per quarter turn live in the firmware: protocol v1 commands whole
+    quarter turns, so a rig can never be left between two faces' positions by
+    a rounding in the host. ``direction = -1`` flips a motor mounted the
+    other way round.
+    """
+    motors_table = section.get_table("motors") or {face: face for face in FACES}
+    motors = _face_table(section, "motors", motors_table, lambda v: isinstance(v, str) and v.isalnum()
+                         and 0 < len(v) <= 24, "a motor name (letters and digits, as the firmware names it)")
     if len(set(motors.values())) != len(motors):
-        raise section.error("motors", "two faces share a motor id")
+        raise section.error("motors", "two faces share a motor")
     direction_table = section.get_table("direction") or {face: 1 for face in FACES}
     direction = _face_table(section, "direction", direction_table, lambda v: v in (1, -1) and not isinstance(v, bool),
                             "1 or -1")
     quarter = section.get_float("quarter_turn_s", 0.15, above=0, maxval=10)
     return SixAxisRig(
         motors=motors,
-        units_per_quarter=section.get_int("units_per_quarter", 50, minval=1, maxval=1_000_000),
         direction=direction,
         quarter_turn_s=quarter,
         half_turn_s=section.get_float("half_turn_s", 0.25, above=0, maxval=10),

@@ -197,7 +197,7 @@ class Runner:
         self.bus.publish("solution", run_id, moves=solution.text, htm=move_length(solution.moves, "htm"),
                          qtm=move_length(solution.moves, "qtm"), seconds=round(solution.seconds, 4),
                          commands=[c.text for c in plan], estimated_s=round(estimated, 3))
-        self.progress.update(total_moves=len(solution.moves), done_moves=0, estimated_s=estimated)
+        self.progress.update(total_moves=len(solution.moves), done_moves=0, estimated_s=estimated, state=scan.state)
         if plan:
             self._set_phase("executing")
             timeout = estimated * self.settings.execute_factor + self.settings.execute_margin_s
@@ -212,9 +212,10 @@ class Runner:
 
     def _executed(self, run_id: int, plan: Sequence[MotorCommand], index: int) -> None:
         done = sum(len(c.moves) for c in plan[:index + 1])
-        self.progress["done_moves"] = done
+        state = solver.apply(self.progress["state"], plan[index].text)
+        self.progress.update(done_moves=done, state=state)
         self.bus.publish("move", run_id, index=index, command=plan[index].text, done_moves=done,
-                         total_moves=self.progress["total_moves"])
+                         total_moves=self.progress["total_moves"], state=state)
 
     def _scan_with_retries(self, run_id: int) -> ScanResult:
         attempts = self.settings.scan_retries + 1

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import ipaddress
 import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -137,7 +138,7 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         finally:
             unsubscribe()
 
-    app = FastAPI(title="robotd", version="1", root_path=settings.root_path, lifespan=lifespan,
+    app = FastAPI(title="robotd", version="1", lifespan=lifespan,
                   description="Control and watch a Rubik's-cube robot.")
     app.state.robotd = state
     if settings.cors_origins:
@@ -214,22 +215,34 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         await socket.accept()
         broadcaster: Broadcaster = state["broadcaster"]
         client, backlog = broadcaster.attach()
+        gone = asyncio.ensure_future(_until_disconnect(socket))
         try:
-            await socket.send_json({"kind": "snapshot", "status": daemon.status(), "events": backlog})
+            await socket.send_json({"kind": "snapshot", "t": time.time(), "status": daemon.status(),
+                                    "events": backlog})
             while True:
-                event = await client.queue.get()
+                getter = asyncio.ensure_future(client.queue.get())
+                await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if gone.done():
+                    getter.cancel()
+                    return
                 if client.too_slow:
                     await socket.close(code=1013, reason="client too slow for the event stream")
                     return
-                await socket.send_json(event)
-        except WebSocketDisconnect:
+                await socket.send_json(getter.result())
+        except (WebSocketDisconnect, RuntimeError):  # the browser went away mid-send
             pass
         finally:
+            gone.cancel()
             broadcaster.clients.discard(client)
 
     if STATIC_DIR.is_dir():
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="page")
     return app
+
+
+async def _until_disconnect(socket: WebSocket) -> None:
+    while (await socket.receive())["type"] != "websocket.disconnect":
+        pass
 
 
 def _bearer(header: str) -> str | None:

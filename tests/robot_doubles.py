@@ -6,7 +6,12 @@ import time
 import numpy as np
 
 import solver
-from robot.run import ScanResult, Stopped
+from robot.config import Config
+from robot.daemon import Daemon
+from robot.events import EventBus
+from robot.history import History
+from robot.rig import rig_from_config
+from robot.run import Runner, RunSettings, ScanResult, Stopped
 
 SUFFIX = {1: "", 2: "2", -1: "'"}
 
@@ -66,3 +71,23 @@ class StillCamera:
 
     def close(self):
         pass
+
+
+KEY = "a-long-enough-key"
+
+
+def make_daemon(tmp_path, turn_s=0.0):
+    virtual = VirtualRig(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s)
+    bus = EventBus()
+    history = History(tmp_path / "history.sqlite")
+    rig = rig_from_config(Config({}).section("rig"))
+    runner = Runner(virtual, virtual, rig, history, bus, RunSettings())
+    return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
+                  link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual))
+
+
+def wait_done(daemon, timeout=20):
+    deadline = time.time() + timeout
+    while daemon.runner.busy and time.time() < deadline:
+        time.sleep(0.01)
+    daemon.runner.wait(timeout)

@@ -16,7 +16,7 @@ def write(tmp_path, text):
 def test_defaults_without_a_file():
     config = Config.load(None)
     rig = rig_from_config(config.section("rig"))
-    assert rig.kind == "six-axis" and rig.motors == {f: i for i, f in enumerate("URFDLB")}
+    assert rig.kind == "six-axis" and rig.motors == {f: f for f in "URFDLB"}
     config.check_unused()
 
 
@@ -45,8 +45,9 @@ def test_unknown_section(tmp_path):
     ("[rig]\nquarter_turn_s = -1\n", r"line 2: \[rig\] quarter_turn_s: must be more than 0"),
     ("[rig]\nsimultaneous_opposite = 1\n", r"simultaneous_opposite: must be true or false"),
     ("[rig]\nkind = 'delta'\n", r"kind: must be one of six-axis; got 'delta'"),
-    ("[rig.motors]\nU = 0\nR = 1\nF = 2\nD = 3\nL = 4\nB = 4\n", r"motors: two faces share a motor id"),
-    ("[rig.motors]\nU = 0\nR = 1\n", r"motors: needs all six faces; missing F, D, L, B"),
+    ("[rig.motors]\nU = 'U'\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'L'\n", r"motors: two faces share a motor"),
+    ("[rig.motors]\nU = 'U'\nR = 'R'\n", r"motors: needs all six faces; missing F, D, L, B"),
+    ("[rig.motors]\nU = 1\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'B'\n", r"line 2: \[rig.motors\] U: must be a motor name"),
     ("[rig.direction]\nU = 1\nR = 1\nF = 1\nD = 1\nL = 1\nX = 1\n", r"line 7: \[rig.direction\] X: is not a face"),
     ("[rig.direction]\nU = 2\nR = 1\nF = 1\nD = 1\nL = 1\nB = 1\n", r"line 2: \[rig.direction\] U: must be 1 or -1"),
 ])

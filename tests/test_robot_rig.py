@@ -46,9 +46,9 @@ def test_no_merging_when_the_rig_forbids_it():
     assert [c.text for c in plan] == ["U", "D"]
 
 
-def test_motor_units_follow_direction_and_ids():
-    motors = {f: 10 + i for i, f in enumerate(FACES)}
+def test_motor_names_and_directions():
+    motors = {f: f"M{i}" for i, f in enumerate(FACES)}
     direction = {f: (-1 if f == "R" else 1) for f in FACES}
-    plan = rig(motors=motors, direction=direction, units_per_quarter=200).plan(parse_moves("R' U2"))
-    assert plan[0].turns[0].motor == 11 and plan[0].turns[0].units == 200
-    assert plan[1].turns[0].quarter_turns == 2 and plan[1].turns[0].units == 400
+    plan = rig(motors=motors, direction=direction).plan(parse_moves("R' U2"))
+    assert plan[0].turns[0].motor == "M1" and plan[0].turns[0].motor_quarter_turns == 1
+    assert plan[1].turns[0].quarter_turns == 2 and plan[1].turns[0].motor_quarter_turns == 2

@@ -6,29 +6,11 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-import solver
 from robot.config import Config
-from robot.daemon import Daemon
 from robot.errors import ConfigError
-from robot.events import EventBus
-from robot.history import History
-from robot.rig import rig_from_config
-from robot.run import Runner, RunSettings
 from robot.web import Broadcaster, WebSettings, create_app, web_settings
 
-from robot_doubles import ScramblingSimulation, StillCamera, VirtualRig
-
-KEY = "a-long-enough-key"
-
-
-def make_daemon(tmp_path, turn_s=0.0):
-    virtual = VirtualRig(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s)
-    bus = EventBus()
-    history = History(tmp_path / "history.sqlite")
-    rig = rig_from_config(Config({}).section("rig"))
-    runner = Runner(virtual, virtual, rig, history, bus, RunSettings())
-    return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
-                  link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual))
+from robot_doubles import KEY, make_daemon, wait_done
 
 
 @pytest.fixture
@@ -38,13 +20,6 @@ def client(tmp_path):
         client.daemon = daemon
         yield client
     daemon.close()
-
-
-def wait_done(daemon, timeout=20):
-    deadline = time.time() + timeout
-    while daemon.runner.busy and time.time() < deadline:
-        time.sleep(0.01)
-    daemon.runner.wait(timeout)
 
 
 def test_start_a_run_and_read_it_back(client):

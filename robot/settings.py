@@ -1,0 +1,60 @@
+"""Daemon-wide settings read from config: data directory, solver, run behaviour.
+
+The rig, cameras, views, serial link, simulator and web sections are read
+by their own modules; ``robot.assemble`` calls them all, then checks that
+no unknown key is left.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from solver.astar import DEFAULT_BATCH, DEFAULT_WEIGHT
+from solver.notation import METRICS
+
+from .config import Config
+from .run import RunSettings
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/robotd`` (``~/.local/share/robotd`` when unset)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "robotd"
+
+
+@dataclass(frozen=True)
+class DaemonSettings:
+    data_dir: Path
+    log_level: str
+    log_file: Path | None
+
+
+def daemon_settings(config: Config) -> DaemonSettings:
+    """``[robotd]``: where the history (and optional log file) live."""
+    section = config.section("robotd")
+    data_dir = section.get_str("data_dir", None)
+    log_file = section.get_str("log_file", None)
+    return DaemonSettings(
+        data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
+        log_level=section.get_str("log_level", "info", choices=("debug", "info", "warning", "error")),
+        log_file=Path(log_file).expanduser() if log_file else None,
+    )
+
+
+def run_settings(config: Config) -> RunSettings:
+    """``[solver]`` (budget and search parameters) and ``[run]`` (retries, timeouts, verification)."""
+    solver = config.section("solver")
+    run = config.section("run")
+    return RunSettings(
+        metric=solver.get_str("metric", "htm", choices=METRICS),
+        solve_budget_s=solver.get_float("budget_s", 30.0, above=0, maxval=3600),
+        solve_weight=solver.get_float("weight", DEFAULT_WEIGHT, above=0, maxval=100),
+        solve_batch=solver.get_int("batch", DEFAULT_BATCH, minval=1, maxval=100_000),
+        verify=run.get_bool("verify", True),
+        scan_retries=run.get_int("scan_retries", 2, minval=0, maxval=20),
+        scan_timeout_s=run.get_float("scan_timeout_s", 20.0, above=0, maxval=600),
+        execute_factor=run.get_float("execute_factor", 2.0, minval=1, maxval=100),
+        execute_margin_s=run.get_float("execute_margin_s", 10.0, minval=0, maxval=3600),
+    )

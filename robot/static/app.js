@@ -1,0 +1,310 @@
+// robotd dashboard: wires the live event stream, the run view, history, calibration and the controls.
+
+import {api, forgetKey, lastClockSample, setKeyPrompt} from "./api.js";
+import {CalibrationView} from "./calibration.js";
+import {CameraView} from "./cameras.js";
+import {BUSY_PHASES, TERMINAL_PHASES, duration} from "./format.js";
+import {HistoryView} from "./history.js";
+import {RunView} from "./runview.js";
+import {LiveSocket} from "./socket.js";
+
+const STATUS_POLL_MS = 10000;
+const TICK_MS = 250;
+
+const byId = (id) => document.getElementById(id);
+
+const TABS = ["run", "history", "calibration"];
+
+const page = {status: null, tab: "run", lostConnection: false, skew: null};
+const loaded = new Set(); // tabs shown at least once (their data is loaded on first view)
+
+// ---- messages (errors and notices, announced by the aria-live region) ----
+
+const messageTimers = new Map();
+
+function showMessage(id, kind, text, {autoHideMs = 0} = {}) {
+  const box = byId("messages");
+  let item = box.querySelector(`[data-id="${CSS.escape(id)}"]`);
+  if (!item) {
+    item = document.createElement("p");
+    item.dataset.id = id;
+    const span = document.createElement("span");
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "dismiss";
+    close.textContent = "×";
+    close.setAttribute("aria-label", "Dismiss message");
+    close.addEventListener("click", () => clearMessage(id));
+    item.append(span, close);
+    box.append(item);
+  }
+  item.className = `message ${kind}`;
+  item.firstElementChild.textContent = text;
+  clearTimeout(messageTimers.get(id));
+  if (autoHideMs) messageTimers.set(id, setTimeout(() => clearMessage(id), autoHideMs));
+}
+
+function clearMessage(id) {
+  const item = byId("messages").querySelector(`[data-id="${CSS.escape(id)}"]`);
+  if (item) item.remove();
+}
+
+// ---- the server's clock (phones and an offline Pi rarely agree on the time) ----
+
+function serverNow() {
+  const local = Date.now() / 1000;
+  if (page.skew !== null) return local - page.skew;
+  const sample = lastClockSample();
+  return sample ? local - (sample.local - sample.server) : local;
+}
+
+function noteServerTime(t) {
+  const sample = Date.now() / 1000 - t; // clock difference plus delivery delay: the smallest is the best
+  page.skew = page.skew === null ? sample : Math.min(page.skew, sample);
+}
+
+// ---- the API key prompt ----
+
+function askForKey(reason) {
+  const dialog = byId("key-dialog");
+  const input = byId("key-input");
+  byId("key-reason").textContent = reason;
+  input.value = "";
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "save" && input.value.trim() ? input.value.trim() : null);
+    }, {once: true});
+    dialog.returnValue = "";
+    dialog.showModal();
+    input.focus();
+  });
+}
+
+// ---- views ----
+
+const runView = new RunView({now: serverNow, onPhase, onMessage: showMessage});
+const historyView = new HistoryView({onError: (text) => showMessage("history", "error", text)});
+const cameraView = new CameraView();
+const calibrationView = new CalibrationView({
+  cameraNames: () => (page.status ? page.status.cameras : []).filter((c) => c.open).map((c) => c.name),
+});
+
+function onPhase(phase, event, live) {
+  const busy = runView.busy;
+  byId("start").disabled = busy;
+  byId("stop").classList.toggle("armed", busy);
+  if (!live) return;
+  if (phase === "scanning") {
+    for (const item of byId("messages").querySelectorAll('[data-id^="run-"]')) item.remove();
+  }
+  if (phase === "scanning" || TERMINAL_PHASES.includes(phase)) historyView.reload();
+}
+
+/** A health value as words: booleans as yes/no, nested tables as "name: value" pairs. */
+function plainValue(value) {
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (value === null || value === undefined) return "–";
+  if (Array.isArray(value)) return value.map(plainValue).join(", ");
+  if (typeof value === "object") {
+    return Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")}: ${plainValue(v)}`).join(", ");
+  }
+  return String(value);
+}
+
+function showMachine(status) {
+  const list = byId("machine");
+  const rows = [["Mode", status.mode === "sim" ? "simulation" : "real rig"]];
+  if (status.rig) {
+    rows.push(["Rig", status.rig.kind || "–"]);
+    const timing = status.rig.timing || {};
+    if (timing.quarter_turn_s !== undefined) {
+      rows.push(["Turn time", `${duration(timing.quarter_turn_s)} quarter, ${duration(timing.half_turn_s)} half`]);
+    }
+  }
+  for (const [key, value] of Object.entries(status.link || {})) {
+    rows.push([`Link ${key.replaceAll("_", " ")}`, plainValue(value)]);
+  }
+  rows.push(["Cameras", status.camera_ok ? "ok" : "a camera has a problem"]);
+  rows.push(["API key", status.auth_required ? "needed to start runs or change calibration" : "not needed (local only)"]);
+  list.replaceChildren(...rows.map(([name, value]) => {
+    const div = document.createElement("div");
+    const dt = document.createElement("dt");
+    const dd = document.createElement("dd");
+    dt.textContent = name;
+    dd.textContent = value;
+    if (name === "Cameras" && !status.camera_ok) dd.className = "bad";
+    div.append(dt, dd);
+    return div;
+  }));
+  if (status.auth_required) {
+    const forget = document.createElement("button");
+    forget.type = "button";
+    forget.textContent = "Forget saved API key";
+    forget.addEventListener("click", () => {
+      forgetKey();
+      showMessage("key", "info", "The saved API key was removed from this browser.", {autoHideMs: 4000});
+    });
+    const div = document.createElement("div");
+    div.append(forget);
+    list.append(div);
+  }
+}
+
+/** Camera streams run only while their tab is shown and the page is visible. */
+function cameraStreams(restart = false) {
+  const visible = document.visibilityState === "visible";
+  cameraView.streams(visible && page.tab === "run", restart);
+  calibrationView.streams(visible && page.tab === "calibration");
+}
+
+function applyStatus(status) {
+  page.status = status;
+  byId("sim-options").hidden = status.mode !== "sim";
+  showMachine(status);
+  if (cameraView.show(status.cameras || []) && loaded.has("calibration")) {
+    calibrationView.load(); // its frames depend on which cameras are open
+  }
+}
+
+async function pollStatus() {
+  // while the live connection is down its indicator says so; polling would only repeat it
+  if (document.visibilityState !== "visible" || byId("connection").dataset.state !== "open") return;
+  try {
+    applyStatus(await api("api/status"));
+    clearMessage("status");
+  } catch (error) {
+    showMessage("status", "error", `Could not read robotd's status: ${error.message}`);
+  }
+}
+
+// ---- controls ----
+
+function runOptions() {
+  if (!page.status || page.status.mode !== "sim") return {};
+  const options = {};
+  const puzzle = byId("puzzle").value;
+  if (puzzle) options.puzzle = Number(puzzle);
+  const seed = byId("seed").value.trim();
+  if (seed) {
+    if (!/^\d+$/.test(seed)) throw new Error("the seed must be a whole number, 0 or more");
+    options.seed = Number(seed);
+  }
+  const scramble = byId("scramble").value.trim();
+  if (scramble) options.scramble = scramble;
+  return options;
+}
+
+async function startRun(event) {
+  event.preventDefault();
+  const button = byId("start");
+  let options;
+  try {
+    options = runOptions();
+  } catch (error) {
+    showMessage("start", "error", `Cannot start: ${error.message}`);
+    return;
+  }
+  button.disabled = true;
+  try {
+    const reply = await api("api/runs", {method: "POST", body: options});
+    clearMessage("start");
+    byId("run-label").textContent = `run ${reply.run_id}`;
+  } catch (error) {
+    showMessage("start", "error", `Could not start a run: ${error.message}`);
+  } finally {
+    button.disabled = runView.busy;
+  }
+}
+
+async function stopRobot() {
+  try {
+    const reply = await api("api/stop", {method: "POST"});
+    const text = BUSY_PHASES.includes(reply.phase) ? "Stop sent: the run is stopping." : "Stop sent (nothing was running).";
+    showMessage("stop", "info", text, {autoHideMs: 4000});
+  } catch (error) {
+    showMessage("stop", "error", `Stop failed: ${error.message}`);
+  }
+}
+
+// ---- tabs ----
+
+function selectTab(name, focus = false) {
+  page.tab = name;
+  for (const tab of TABS) {
+    const button = byId(`tab-${tab}`);
+    button.setAttribute("aria-selected", String(tab === name));
+    button.tabIndex = tab === name ? 0 : -1;
+    byId(`panel-${tab}`).hidden = tab !== name;
+  }
+  if (focus) byId(`tab-${name}`).focus();
+  if (name === "history" && !loaded.has(name)) historyView.reload();
+  if (name === "calibration" && !loaded.has(name)) calibrationView.load();
+  loaded.add(name);
+  cameraStreams();
+  if (location.hash !== `#${name}`) history.replaceState(null, "", name === "run" ? location.pathname + location.search : `#${name}`);
+}
+
+function setUpTabs() {
+  for (const tab of TABS) {
+    const button = byId(`tab-${tab}`);
+    button.addEventListener("click", () => selectTab(tab));
+    button.addEventListener("keydown", (event) => {
+      const step = {ArrowRight: 1, ArrowLeft: -1}[event.key];
+      if (!step) return;
+      event.preventDefault();
+      selectTab(TABS[(TABS.indexOf(tab) + step + TABS.length) % TABS.length], true);
+    });
+  }
+  const fromHash = location.hash.slice(1);
+  selectTab(TABS.includes(fromHash) ? fromHash : "run");
+}
+
+// ---- the live connection ----
+
+function showConnection(state, detail) {
+  const box = byId("connection");
+  const text = byId("connection-text");
+  box.dataset.state = state;
+  if (state === "open") text.textContent = "live";
+  else if (state === "connecting") text.textContent = "connecting…";
+  else text.textContent = `offline: ${detail.why}; retrying in ${detail.seconds.toFixed(1)} s`;
+  if (state === "waiting") page.lostConnection = true;
+}
+
+const socket = new LiveSocket({
+  onState: showConnection,
+  onSnapshot(message) {
+    page.skew = null;
+    if (typeof message.t === "number") noteServerTime(message.t); // if the server stamps its snapshots
+    applyStatus(message.status);
+    runView.fromSnapshot(message.status, message.events || []);
+    if (page.lostConnection) {
+      page.lostConnection = false;
+      cameraStreams(true);
+      if (loaded.has("history")) historyView.reload();
+    }
+  },
+  onEvent(event) {
+    noteServerTime(event.t);
+    runView.apply(event, true);
+  },
+});
+
+// ---- start ----
+
+setKeyPrompt(askForKey);
+setUpTabs();
+byId("start-form").addEventListener("submit", startRun);
+byId("stop").addEventListener("click", stopRobot);
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !event.repeat) stopRobot(); // Esc always stops, wherever the focus is
+});
+document.addEventListener("visibilitychange", () => {
+  cameraStreams();
+  if (document.visibilityState === "visible") socket.now();
+});
+setInterval(() => {
+  if (runView.busy) runView.tick();
+}, TICK_MS);
+setInterval(pollStatus, STATUS_POLL_MS);
+socket.start();

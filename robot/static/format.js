@@ -1,0 +1,88 @@
+// Plain-language text for durations, times and run events.
+
+export const STEPS = ["scanning", "solving", "executing", "verifying"];
+export const TERMINAL_PHASES = ["done", "error", "stopped"];
+export const BUSY_PHASES = STEPS;
+
+/** "0.42 s", "12.3 s", "2 min 05 s"; "–" for a missing value. */
+export function duration(seconds) {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return "–";
+  const s = Math.max(0, seconds);
+  if (s < 10) return `${s.toFixed(2)} s`;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const minutes = Math.floor(s / 60);
+  return `${minutes} min ${String(Math.floor(s % 60)).padStart(2, "0")} s`;
+}
+
+/** A unix time as local date and time. */
+export function clock(unixSeconds) {
+  if (!unixSeconds) return "–";
+  return new Date(unixSeconds * 1000).toLocaleString(undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit",
+  });
+}
+
+export function puzzleName(puzzle) {
+  return puzzle ? `${puzzle}x${puzzle}` : "–";
+}
+
+/** One line describing an event, for the run log and the run details. */
+export function describeEvent(event) {
+  const d = event.data || {};
+  switch (event.kind) {
+    case "phase":
+      return d.previous ? `${d.previous} → ${d.phase}` : `phase ${d.phase}`;
+    case "prepared":
+      return d.scramble ? `virtual cube scrambled with ${d.scramble}` : "virtual cube prepared";
+    case "scan": {
+      const size = d.state && d.state.length === 24 ? "2x2" : "3x3";
+      const doubtful = (d.confidence || []).filter((c) => c < 0.6).length;
+      const note = doubtful ? `, ${doubtful} sticker${doubtful === 1 ? "" : "s"} in doubt` : "";
+      return `scanned a ${size} (attempt ${d.attempt ?? 1}${note})`;
+    }
+    case "scan_failed":
+      return `scan attempt ${d.attempt} failed: ${d.message}`;
+    case "solution":
+      return `solution: ${d.htm} moves HTM, ${d.qtm} QTM, found in ${duration(d.seconds)}` +
+        (d.estimated_s ? `; motors ≈ ${duration(d.estimated_s)}` : "");
+    case "move":
+      return `${d.command}  (${d.done_moves}/${d.total_moves} moves)`;
+    case "verified":
+      return d.solved ? "verified: the cube is solved" : "verified: the cube is NOT solved";
+    case "stop_requested":
+      return `stop requested: ${d.reason}`;
+    case "error":
+      return `error: ${d.message}`;
+    case "stopped":
+      return `stopped: ${d.message}`;
+    default:
+      return event.kind;
+  }
+}
+
+/**
+ * Seconds spent in each step, from a run's events (the running step counts up to `now`). In simulation
+ * the time before the `prepared` event (scrambling the virtual cube) is "preparing", not "scanning".
+ */
+export function stepTimes(events, now = null) {
+  const times = {};
+  let step = null;
+  let since = null;
+  const close = (t) => {
+    if (step && STEPS.concat("preparing").includes(step) && t !== null) {
+      times[step] = (times[step] || 0) + Math.max(0, t - since);
+    }
+  };
+  for (const event of events) {
+    if (event.kind === "phase") {
+      close(event.t);
+      [step, since] = [event.data.phase, event.t];
+    } else if (event.kind === "prepared" && step === "scanning") {
+      step = "preparing";
+      close(event.t);
+      [step, since] = ["scanning", event.t];
+    }
+  }
+  close(now);
+  return times;
+}

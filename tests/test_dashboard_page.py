@@ -1,0 +1,511 @@
+"""The dashboard page: served by the app with relative URLs, and driven by a real browser.
+
+The browser tests run headless Chromium (the system ``chromium`` package) through
+playwright's Python API against a real uvicorn server on a free port; they skip
+with the reason when playwright or a Chromium binary is missing.
+"""
+
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.responses import PlainTextResponse
+
+from robot.daemon import Daemon
+from robot.web import STATIC_DIR, WebSettings, create_app
+
+from robot_doubles import KEY, make_daemon, wait_done
+
+PAGE_FILES = sorted(p.name for p in STATIC_DIR.iterdir() if p.suffix in (".html", ".js", ".css"))
+SVG_NAMESPACE = "http://www.w3.org/2000/svg"  # an XML name, never fetched
+STEPS = ["scanning", "solving", "executing", "verifying"]
+
+
+# ---------------------------------------------------------------- served by the app (fast)
+
+@pytest.fixture
+def client(tmp_path):
+    daemon = make_daemon(tmp_path)
+    with TestClient(create_app(daemon, WebSettings())) as client:
+        yield client
+    daemon.close()
+
+
+def referenced_files() -> set[str]:
+    """Every file the page loads: src/href in index.html and ES module imports in the scripts."""
+    html = (STATIC_DIR / "index.html").read_text()
+    names = set(re.findall(r'(?:src|href)="([^"#:]+)"', html))
+    for script in STATIC_DIR.glob("*.js"):
+        names |= {name.removeprefix("./") for name in re.findall(r'from\s+"([^"]+)"', script.read_text())}
+    return names
+
+
+def test_index_and_every_file_it_loads_are_served(client):
+    index = client.get("/")
+    assert index.status_code == 200 and index.headers["content-type"].startswith("text/html")
+    assert '<script type="module" src="app.js">' in index.text
+    names = referenced_files()
+    assert {"app.js", "style.css", "api.js", "net.js", "socket.js"} <= names
+    types = {".js": "javascript", ".css": "text/css"}
+    for name in names:
+        reply = client.get(f"/{name}")
+        assert reply.status_code == 200, name
+        assert types[Path(name).suffix] in reply.headers["content-type"], name
+        assert reply.text == (STATIC_DIR / name).read_text()
+
+
+def test_page_uses_only_relative_urls_and_nothing_external():
+    for name in PAGE_FILES:
+        text = (STATIC_DIR / name).read_text().replace(SVG_NAMESPACE, "")
+        assert not re.search(r"""["'`(]\s*/+(api|ws|stream|docs)\b""", text), f"{name}: absolute URL to the API"
+        assert not re.search(r"\b(https?|wss?):?//", text, re.I), f"{name}: external or absolute URL"
+        assert "@import" not in text and "cdn" not in text.lower(), name
+
+
+def test_every_element_the_scripts_look_up_is_in_the_page():
+    html = (STATIC_DIR / "index.html").read_text()
+    ids = set(re.findall(r'\bid="([^"]+)"', html))
+    wanted = set()
+    for script in STATIC_DIR.glob("*.js"):
+        wanted |= set(re.findall(r'byId\(\s*"([^"]+)"\s*\)', script.read_text()))
+    wanted |= {f"{prefix}-{tab}" for prefix in ("tab", "panel") for tab in ("run", "history", "calibration")}
+    assert wanted and wanted <= ids, sorted(wanted - ids)
+
+
+# ---------------------------------------------------------------- in a real browser
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("ROBOTD_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
+                      shutil.which("chromium-browser")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium binary (apt-get install chromium, or set ROBOTD_CHROMIUM)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class SubPath:
+    """What a reverse proxy does for an app published under a prefix: only paths below it pass, stripped."""
+
+    def __init__(self, app, prefix: str):
+        self.app, self.prefix = app, prefix
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            if not scope["path"].startswith(self.prefix + "/"):
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                else:
+                    await PlainTextResponse(f"not under {self.prefix}/", 404)(scope, receive, send)
+                return
+            path = scope["path"][len(self.prefix):]
+            scope = {**scope, "path": path, "raw_path": path.encode()}
+        await self.app(scope, receive, send)
+
+
+class Server:
+    """uvicorn serving the dashboard app on 127.0.0.1 in a thread; ``restart`` keeps the port and the daemon."""
+
+    def __init__(self, daemon, settings: WebSettings):
+        self.daemon, self.settings = daemon, settings
+        self.url = f"http://127.0.0.1:{settings.port}{settings.root_path}/"
+        self.start()
+
+    def start(self):
+        import uvicorn
+
+        app = create_app(self.daemon, self.settings)
+        if self.settings.root_path:
+            app = SubPath(app, self.settings.root_path)
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.settings.port,
+                                log_level="warning", timeout_graceful_shutdown=0.5, ws_ping_interval=None)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="dashboard-test-server", daemon=True)
+        self.thread.start()
+        deadline = time.time() + 20
+        while not self.server.started:
+            assert self.thread.is_alive() and time.time() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(10)
+        assert not self.thread.is_alive(), "uvicorn did not stop"
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """Start servers on demand: ``serve(auth=False)`` returns a running ``Server``."""
+    started = []
+
+    def start(auth: bool = False, turn_s: float = 0.05, calibration: dict | None = None,
+              root_path: str = "") -> Server:
+        directory = tmp_path / f"daemon{len(started)}"
+        directory.mkdir()
+        daemon = make_daemon(directory, turn_s=turn_s)
+        if calibration is not None:
+            daemon = Daemon(runner=daemon.runner, history=daemon.history, bus=daemon.bus, rig=daemon.rig,
+                            cameras=daemon.cameras, link_status=daemon.link_status, simulation=daemon.simulation,
+                            calibration=lambda: calibration)
+        settings = (WebSettings(host="0.0.0.0", api_key=KEY, port=free_port(), root_path=root_path) if auth
+                    else WebSettings(port=free_port(), root_path=root_path))
+        server = Server(daemon, settings)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+        wait_done(server.daemon, 5)
+        server.daemon.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.problems = []
+    page.on("pageerror", lambda error: page.problems.append(f"page error: {error}"))
+    page.on("console", lambda message: page.problems.append(f"console: {message.text}")
+            if message.type == "error" else None)
+    yield page
+    context.close()
+
+
+def open_dashboard(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('#connection[data-state="open"]', timeout=10_000)
+
+
+# Records every state the net shows and every phase, as they happen.
+WATCH = """() => {
+  window.seen = {states: [], phases: []};
+  const net = document.getElementById("net"), phase = document.getElementById("phase");
+  new MutationObserver(() => {
+    const s = net.dataset.state;
+    if (s && s !== window.seen.states.at(-1)) window.seen.states.push(s);
+  }).observe(net, {attributes: true, attributeFilter: ["data-state"]});
+  new MutationObserver(() => {
+    const p = phase.dataset.phase;
+    if (p !== window.seen.phases.at(-1)) window.seen.phases.push(p);
+  }).observe(phase, {attributes: true, attributeFilter: ["data-phase"]});
+}"""
+
+NET_FACES = """() => {
+  const faces = {};
+  for (const rect of document.querySelectorAll("#net rect.sticker")) {
+    (faces[rect.dataset.face] ||= []).push(rect.dataset.letter);
+  }
+  return faces;
+}"""
+
+
+def start_from_page(page, puzzle: str, seed: str = "", scramble: str = "") -> None:
+    page.select_option("#puzzle", puzzle)
+    page.fill("#seed", seed)
+    page.fill("#scramble", scramble)
+    page.click("#start")
+
+
+def check_a_run_from_the_page(page, url: str, screenshots: Path) -> None:
+    """Start a 2x2 run from the page, follow it to done, check the net, moves, timings and history.
+
+    Needs only the address of a dashboard in simulation mode (this module's server, or ``robotd --sim``).
+    """
+    open_dashboard(page, url)
+    assert page.is_visible("#sim-options") and page.is_visible("#stop")
+    page.evaluate(WATCH)
+    start_from_page(page, "2", seed="4")
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    page.wait_for_function("() => document.getElementById('elapsed').textContent !== '–'")
+
+    seen = page.evaluate("window.seen")
+    assert seen["phases"][0] == "scanning" and seen["phases"][-1] == "done", seen["phases"]
+    assert "executing" in seen["phases"]
+    faces = page.evaluate(NET_FACES)
+    assert sorted(faces) == list("BDFLRU") and all(len(letters) == 4 for letters in faces.values())
+    assert all(len(set(letters)) == 1 for letters in faces.values()), faces  # every face one colour
+    assert len({letters[0] for letters in faces.values()}) == 6
+    assert page.get_attribute("#net", "data-solved") == "true"
+    assert "solved" in page.inner_text("#net-caption")
+
+    runs = page.request.get(url + "api/runs?limit=1").json()["runs"]
+    run = page.request.get(url + f"api/runs/{runs[0]['id']}").json()
+    assert run["outcome"] == "done"
+    commands = next(e["data"]["commands"] for e in run["events"] if e["kind"] == "solution")
+    move_states = [e["data"]["state"] for e in run["events"] if e["kind"] == "move"]
+    assert commands and len(move_states) == len(commands)
+    expected = [run["scanned_state"], *move_states]
+    verified = next(e["data"]["state"] for e in run["events"] if e["kind"] == "verified")
+    if verified != expected[-1]:
+        expected.append(verified)
+    assert seen["states"] == expected, "the net did not follow the moves one by one"
+
+    assert page.locator("#cameras img").first.get_attribute("src").startswith("stream/")
+    page.wait_for_function("() => document.querySelector('#cameras img').naturalWidth > 0")  # a frame came
+    moves = page.locator("#moves li")
+    assert moves.count() == len(commands)
+    assert moves.all_inner_texts() == commands
+    assert page.locator("#moves li.done").count() == len(commands)
+    assert page.locator('#moves li[aria-current="step"]').count() == 0
+    bar = page.locator("#progress-bar")
+    assert bar.get_attribute("value") == bar.get_attribute("max") == str(run["length_htm"])
+    steps = page.locator("#steps th").all_inner_texts()
+    assert [s for s in steps if s in STEPS] == STEPS
+    assert ("preparing" in steps) == any(e["kind"] == "prepared" for e in run["events"])
+    page.screenshot(path=str(screenshots / "dashboard-run.png"), full_page=True)
+
+    page.click("#tab-history")
+    row = page.locator(f'#history-rows tr[data-run-id="{run["id"]}"]')
+    row.wait_for()
+    assert row.get_attribute("data-outcome") == "done"
+    assert "2x2" in row.inner_text()
+    page.wait_for_selector(f'#chart .bar[data-run-id="{run["id"]}"]')
+    row.click()
+    page.wait_for_selector("#run-dialog[open]")
+    details = page.inner_text("#run-details")
+    assert run["solution"] in details and "verified: the cube is solved" in details
+    assert page.locator("#run-details .log li").count() == len(run["events"])
+    page.screenshot(path=str(screenshots / "dashboard-history.png"), full_page=True)
+    page.click("#run-dialog-close")
+    for name in ("dashboard-run.png", "dashboard-history.png"):
+        print(f"screenshot: {screenshots / name}")
+
+
+def test_a_run_started_from_the_page_ends_solved_and_is_in_the_history(serve, page, tmp_path):
+    server = serve()
+    check_a_run_from_the_page(page, server.url, tmp_path)
+    assert page.problems == []
+
+
+def test_works_behind_a_reverse_proxy_under_a_sub_path(serve, page, tmp_path):
+    server = serve(root_path="/robot")
+    assert server.url.endswith("/robot/")
+    assert page.request.get(server.url.replace("/robot/", "/api/status")).status == 404  # only the prefix passes
+    check_a_run_from_the_page(page, server.url, tmp_path)
+    assert page.problems == []
+
+
+def test_escape_stops_the_run(serve, page):
+    server = serve(turn_s=0.5)
+    open_dashboard(page, server.url)
+    start_from_page(page, "2", seed="4")
+    page.wait_for_selector('#phase[data-phase="executing"]', timeout=60_000)
+    page.keyboard.press("Escape")
+    page.wait_for_selector('#phase[data-phase="stopped"]', timeout=10_000)
+    assert "stopped" in page.inner_text("#messages")
+    assert page.is_enabled("#start")
+
+
+def test_a_failed_run_shows_a_readable_message(serve, page):
+    server = serve()
+    open_dashboard(page, server.url)
+    start_from_page(page, "2", scramble="R U X")
+    page.wait_for_selector('#phase[data-phase="error"]', timeout=30_000)
+    message = page.locator("#messages .message.error").inner_text()
+    assert "Run 1 failed" in message and "'X'" in message
+    assert "{" not in message and "detail" not in message
+    assert page.get_attribute("#messages", "aria-live") == "assertive"
+
+
+def test_the_api_key_is_asked_once_and_kept(serve, page):
+    server = serve(auth=True)
+    open_dashboard(page, server.url)
+    page.click("#start")
+    page.wait_for_selector("#key-dialog[open]")
+    assert "API key" in page.inner_text("#key-reason")
+    page.fill("#key-input", "not-the-right-key")
+    page.click('#key-dialog button[value="save"]')
+    page.wait_for_selector("#messages .message.error")
+    assert "API key" in page.inner_text("#messages")
+    assert page.evaluate("localStorage.getItem('robotd.apiKey')") is None
+
+    page.click("#start")
+    page.wait_for_selector("#key-dialog[open]")
+    page.fill("#key-input", KEY)
+    page.press("#key-input", "Enter")
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    assert page.evaluate("localStorage.getItem('robotd.apiKey')") == KEY
+
+    page.reload()
+    page.wait_for_selector('#connection[data-state="open"]')
+    page.click("#start")  # the kept key is sent: no second question
+    page.wait_for_selector('#phase[data-phase="scanning"], #phase[data-phase="solving"], '
+                           '#phase[data-phase="executing"], #phase[data-phase="verifying"]', timeout=10_000)
+    assert not page.is_visible("#key-dialog")
+    wait_done(server.daemon)
+
+
+def test_reconnects_and_rebuilds_the_view_from_the_snapshot(serve, page):
+    server = serve()
+    open_dashboard(page, server.url)
+    start_from_page(page, "2", seed="7")
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    server.restart()
+    page.wait_for_selector('#connection[data-state="open"]', timeout=20_000)
+    assert page.get_attribute("#phase", "data-phase") == "done"
+    assert page.get_attribute("#net", "data-solved") == "true"
+    assert page.get_attribute("#net", "data-state") == server.daemon.runner.progress["state"]
+
+
+NET_GEOMETRY = """async ([state, confidence]) => {
+  const {CubeNet} = await import("./net.js");
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.style.width = "480px";
+  document.body.append(svg);
+  const doubtful = new CubeNet(svg).show(state, confidence);
+  const boxes = {};
+  for (const face of svg.querySelectorAll("g.face")) {
+    const b = face.getBBox();
+    boxes[face.dataset.face] = [b.x, b.y, b.width, b.height];
+  }
+  const marked = [...svg.querySelectorAll(".doubtful rect")].map((r) => r.dataset.face + r.dataset.index);
+  const visibleMarks = [...svg.querySelectorAll(".doubt-mark")].filter((m) => getComputedStyle(m).display !== "none").length;
+  svg.remove();
+  return {doubtful, boxes, marked, visibleMarks, count: svg.querySelectorAll("rect.sticker").length,
+          solved: svg.dataset.solved, size: svg.dataset.size};
+}"""
+
+
+@pytest.mark.parametrize("n", [3, 2])
+def test_net_layout_and_low_confidence_marks(serve, page, n):
+    import solver
+
+    server = serve()
+    page.goto(server.url)
+    state = solver.scramble(n, seed=3)["state"]
+    confidence = [1.0] * (6 * n * n)
+    confidence[2], confidence[6 * n * n - 1] = 0.59, 0.2  # U3, and the last sticker of B
+    result = page.evaluate(NET_GEOMETRY, [state, confidence])
+    assert result["count"] == 6 * n * n and result["size"] == str(n) and result["solved"] == "false"
+    assert result["doubtful"] == 2 and result["visibleMarks"] == 2
+    assert sorted(result["marked"]) == sorted(["U2", f"B{n * n - 1}"])
+    boxes = result["boxes"]
+    assert len({(round(w, 3), round(h, 3)) for _, _, w, h in boxes.values()}) == 1  # square faces, one size
+    xs = sorted({round(box[0], 3) for box in boxes.values()})
+    ys = sorted({round(box[1], 3) for box in boxes.values()})
+    column = {face: xs.index(round(box[0], 3)) for face, box in boxes.items()}
+    row = {face: ys.index(round(box[1], 3)) for face, box in boxes.items()}
+    assert column == {"U": 1, "L": 0, "F": 1, "R": 2, "B": 3, "D": 1}
+    assert row == {"U": 0, "L": 1, "F": 1, "R": 1, "B": 1, "D": 2}
+
+
+def test_history_pages_filters_and_charts_recorded_runs(serve, page):
+    server = serve()
+    history = server.daemon.history
+    now = time.time() - 1000
+    for i in range(25):  # recorded runs, as a daemon that has been in use for a while has them
+        run_id = history.start_run(started_at=now + 10 * i, mode="sim", puzzle=2)
+        outcome = "error" if i % 5 == 0 else "done"
+        history.finish_run(run_id, outcome, "scan failed after 3 attempts" if outcome == "error" else None,
+                           length_htm=9, step_durations={"scanning": 0.5, "solving": 0.1, "executing": 1.2 + i / 10})
+        history.update_run(run_id, ended_at=now + 10 * i + 2 + i / 10)
+    page.goto(server.url + "#history")
+    page.wait_for_selector("#history-rows tr")
+    rows = page.locator("#history-rows tr")
+    assert rows.count() == 20 and rows.first.get_attribute("data-run-id") == "25"
+    page.click("#history-more")
+    page.wait_for_function("() => document.querySelectorAll('#history-rows tr').length === 25")
+    assert page.is_hidden("#history-more")
+    assert page.locator("#chart .bar").count() == 20  # the done ones, at most 30
+    assert "median" in page.inner_text("#chart-caption")
+
+    page.select_option("#outcome-filter", "error")
+    page.wait_for_function("() => document.querySelectorAll('#history-rows tr').length === 5")
+    assert set(page.locator("#history-rows tr").evaluate_all("rows => rows.map(r => r.dataset.outcome)")) == {"error"}
+    page.locator("#history-rows tr").first.click()
+    page.wait_for_selector("#run-dialog[open]")
+    assert "scan failed after 3 attempts" in page.inner_text("#run-details")
+    page.click("#run-dialog-close")
+    assert page.problems == []
+
+
+CALIBRATION = {
+    "views": {"still": {"width": 64, "height": 48, "faces": {
+        "U": [[8, 4], [30, 6], [28, 22], [6, 20]], "F": [[34, 6], [58, 4], [60, 22], [36, 24]],
+        "R": [[10, 26], [30, 26], [30, 44], [10, 44]]}}},
+    "references": {"U": [235, 235, 230], "R": [200, 30, 40], "F": [30, 160, 70], "D": [240, 210, 20],
+                   "L": [245, 120, 10], "B": [30, 90, 210]},
+}
+
+
+def test_calibration_draws_the_face_quads_over_the_live_frame(serve, page):
+    server = serve(calibration=CALIBRATION)
+    open_dashboard(page, server.url)
+    assert page.get_attribute("#cameras img", "src") == "stream/still"
+    page.click("#tab-calibration")
+    view = page.locator('.calibration-view[data-camera="still"]')
+    view.wait_for()
+    assert view.locator("img").get_attribute("src") == "stream/still"
+    assert page.get_attribute("#cameras img", "src") is None  # the hidden run tab let its stream go
+    page.wait_for_function("() => document.querySelector('.calibration-view img').naturalWidth > 0")
+    assert view.locator("svg.quads").get_attribute("viewBox") == "0 0 64 48"
+    for face, corners in CALIBRATION["views"]["still"]["faces"].items():
+        points = view.locator(f'g.quad[data-face="{face}"] polygon.quad-line').get_attribute("points")
+        assert points == " ".join(f"{x},{y}" for x, y in corners)
+    assert "may not match" not in view.locator("figcaption").inner_text()
+    swatches = page.locator("#references li .swatch").evaluate_all(
+        "items => items.map(i => getComputedStyle(i).backgroundColor)")
+    assert swatches == [f"rgb({r}, {g}, {b})" for r, g, b in CALIBRATION["references"].values()]
+    assert page.problems == []
+
+
+def test_calibration_tab_says_when_there_is_none(serve, page):
+    server = serve()
+    page.goto(server.url + "#calibration")
+    page.wait_for_function("() => document.getElementById('calibration-note').textContent !== ''")
+    assert page.inner_text("#calibration-note") == "No calibration to show: this rig has no calibration to show"
+    assert page.inner_text("#messages") == ""
+
+
+def test_stickers_scanned_with_low_confidence_are_marked(serve, page):
+    server = serve()
+    rig = server.daemon.runner.scanner
+    plain_scan = rig.scan
+
+    scans = []
+
+    def doubtful_scan():  # vision unsure of U1 on the first scan, sure on the re-scan
+        result = plain_scan()
+        if not scans:
+            result.confidence[0] = 0.31
+        scans.append(result)
+        return result
+
+    rig.scan = doubtful_scan
+    open_dashboard(page, server.url)
+    start_from_page(page, "2", seed="5")
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    assert page.is_visible("#scan-box")
+    marked = page.locator("#scan-net .doubtful rect")
+    assert marked.count() == 1 and marked.get_attribute("data-face") == "U"
+    assert marked.get_attribute("data-index") == "0" and marked.get_attribute("data-confidence") == "0.31"
+    assert "1 sticker read with low confidence" in page.inner_text("#scan-caption")
+    assert page.locator("#net .doubtful").count() == 0  # the live net has moved on from the scan
+    assert "1 sticker in doubt" in page.inner_text("#log")
