@@ -1,0 +1,35 @@
+"""robotd's firmware interface: the serial protocol, the host-side link and a simulated firmware.
+
+    from firmware_interface import RigLink, SimulatedFirmware
+
+    with SimulatedFirmware(timing={"quarter_ms": 0}) as sim, RigLink(sim.path) as link:
+        link.connect()
+        link.enable()
+        link.moves("R U R' U'")
+        link.wait()
+
+docs/protocol.md specifies the wire protocol (version 1). Every error is a
+``LinkError`` (subclasses tell the causes apart) whose message names the
+port and the frame, motion or motor involved.
+"""
+
+from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError,
+                     PortError, ProtocolVersionError)
+from .faults import FaultConfig, FrameFaults
+from .firmware import MotorTiming
+from .link import RigLink
+from .protocol import PROTOCOL_VERSION
+from .timing import LinkTiming
+from .transport import Motion
+
+__all__ = ["AckTimeout", "ConfigError", "DeviceFault", "DeviceReset", "DeviceSilent", "FaultConfig", "FrameFaults",
+           "HandshakeError", "LinkError", "LinkTiming", "Motion", "MotorTiming", "PROTOCOL_VERSION", "PortError",
+           "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
+
+
+def __getattr__(name: str):
+    # Imported on first use, so that ``python -m firmware_interface.simulator`` runs it only once.
+    if name == "SimulatedFirmware":
+        from .simulator import SimulatedFirmware
+        return SimulatedFirmware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

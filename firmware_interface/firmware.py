@@ -1,0 +1,312 @@
+"""The device side of protocol v1 as a pure state machine: what the firmware does with each frame.
+
+``Firmware`` has no I/O and no clock of its own: the caller passes bytes
+and the current time in, and takes the frames to send out. The simulator
+runs it on a pseudo-terminal; it is also the reference a C port can follow
+(docs/protocol.md describes the same rules). Motors are modelled by their
+timing only; each finished face turn is applied to a ``VirtualCube``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from solver import InvalidState
+from solver.cubie import from_facelets, solved_facelets
+from solver.facelets import check_letters
+from solver.geometry import face_turn_permutation
+
+from .errors import ConfigError
+from .protocol import (NO_FAULT, PROTOCOL_VERSION, Ack, Boot, Command, DecodeError, Decoder, Done, Estop,
+                       EstopReply, FaultReport, Hello, HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text,
+                       parse_host, seq_add, seq_diff)
+from .steps import CLEAR, SIX_AXIS, Rig, Step, parse_step
+
+
+@dataclass
+class MotorTiming:
+    """How long the simulated motors take, in milliseconds (0 = instantly)."""
+    quarter_ms: float = 80.0
+    half_ms: float = 130.0
+    home_ms: float = 300.0
+    settle_ms: float = 0.0
+
+    @classmethod
+    def from_config(cls, config: "MotorTiming | dict | None") -> "MotorTiming":
+        """From a mapping such as a TOML table; an unknown key or a negative time is an error."""
+        if config is None or isinstance(config, cls):
+            return config or cls()
+        known = [f.name for f in fields(cls)]
+        for key, value in config.items():
+            if key not in known:
+                raise ConfigError(f"simulator timing: unknown key {key!r} (known: {', '.join(known)})")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError(f"simulator timing: {key} must be a number of milliseconds >= 0, got {value!r}")
+        return cls(**{k: float(v) for k, v in config.items()})
+
+
+class VirtualCube:
+    """The cube in the simulated rig, as a facelet string in its own colour letters."""
+
+    def __init__(self, state: str | None = None, size: int = 3):
+        self.set_state(state if state is not None else solved_facelets(size))
+
+    def set_state(self, state: str) -> None:
+        try:
+            self.size = check_letters(state)
+            from_facelets(state)            # refuse an impossible cube
+        except InvalidState as err:
+            raise ConfigError(f"simulator cube state: {err}") from None
+        self._stickers = np.frombuffer(state.encode(), dtype=np.uint8).copy()
+
+    def turn(self, face: str, quarter_turns: int) -> None:
+        """Turn a face by signed quarter turns (+ clockwise looking at the face)."""
+        source = face_turn_permutation(face, self.size)
+        for _ in range(quarter_turns % 4):
+            self._stickers = self._stickers[source]
+
+    @property
+    def facelets(self) -> str:
+        return self._stickers.tobytes().decode()
+
+
+@dataclass
+class _Running:
+    step: Step
+    ends: float
+    outcome: str | None = None        # a fault code when the step will fail
+    motor: str | None = None
+
+
+class Firmware:
+    """Protocol v1 device engine: sessions, sequencing, the step queue, faults, heartbeats."""
+
+    def __init__(self, *, rig: Rig = SIX_AXIS, timing: MotorTiming | None = None, cube: VirtualCube | None = None,
+                 proto: int = PROTOCOL_VERSION, fw: str = "robotd-sim/1.0", window: int = 8, queue: int = 16,
+                 heartbeat_ms: int = 100, watchdog_ms: int = 1000, rng: random.Random | None = None):
+        self.rig, self.timing = rig, timing or MotorTiming()
+        self.cube = cube or VirtualCube()
+        self.proto, self.fw, self.window, self.queue_size = proto, fw, window, queue
+        self.heartbeat_ms, self.watchdog_ms = heartbeat_ms, watchdog_ms
+        self.rng = rng or random.Random()
+        self.stalled: set[str] = set()       # motors that stall on their next move
+        self.limit: set[str] = set()         # motors whose home switch is never found
+        self.executed: list[Step] = []       # every step finished, in order, over all boots
+        self.estop_times: list[float] = []   # when each ESTOP frame was handled
+        self.boot_id = ""
+        self._out: list[bytes] = []
+        self.powered = False
+
+    # ------------------------------------------------------------ life cycle
+
+    def power_on(self, now: float) -> None:
+        """Boot (or reboot): all volatile state is lost, a new boot id is drawn, BOOT is sent."""
+        previous = self.boot_id
+        while self.boot_id == previous:
+            self.boot_id = f"{self.rng.getrandbits(32):08X}"
+        self.powered = True
+        self.decoder = Decoder()
+        self.session: str | None = None
+        self.expected = 0
+        self.last_reply: bytes = b""
+        self.nak_for: int | None = None
+        self.queue: deque[Step] = deque()
+        self.running: _Running | None = None
+        self.done = 0
+        self.fault: tuple[str, int | None, int | None] | None = None   # code, mid, seq
+        self.enabled: set[str] = set()
+        self.quarter_ms, self.half_ms = self.timing.quarter_ms, self.timing.half_ms
+        self.last_host = now
+        self.next_heartbeat = now + self.heartbeat_ms / 1000
+        self._out.clear()
+        self._send(Boot(self.proto, self.fw, self.boot_id).encode())
+
+    def take_output(self) -> list[bytes]:
+        out, self._out = self._out, []
+        return out
+
+    def _send(self, frame: bytes) -> None:
+        self._out.append(frame)
+
+    # ------------------------------------------------------------ receiving
+
+    def receive(self, data: bytes, now: float) -> None:
+        for item in self.decoder.feed(data):
+            if isinstance(item, Text):
+                continue
+            message = item if isinstance(item, DecodeError) else parse_host(item)
+            if isinstance(message, DecodeError):
+                self._nak(message.code)
+                continue
+            self.last_host = now
+            self._handle(message, now)
+
+    def _nak(self, code: str) -> None:
+        """At most one NAK per expected sequence number: the host retransmits on NAK or timeout."""
+        if self.session is not None and self.nak_for != self.expected:
+            self.nak_for = self.expected
+            self._send(Nak(self.expected, code).encode())
+
+    def _handle(self, message, now: float) -> None:
+        if isinstance(message, Estop):          # ahead of everything queued
+            self.estop_times.append(now)
+            self._send(EstopReply(message.token, self.done).encode())
+            self._latch("ESTOP")
+        elif isinstance(message, StatusQuery):
+            self._send(self.report(message.token).encode())
+        elif isinstance(message, Hello):
+            self._hello(message)
+        elif isinstance(message, Command):
+            self._command(message)
+        elif isinstance(message, Ping):
+            pass                                 # any valid frame feeds the watchdog
+
+    def _hello_reply(self, session: str) -> HelloReply:
+        return HelloReply(session, self.proto, self.fw, self.rig.name, self.rig.motors, self.boot_id, self.window,
+                          self.queue_size, self.heartbeat_ms, self.watchdog_ms,
+                          self.fault[0] if self.fault else NO_FAULT)
+
+    def _hello(self, hello: Hello) -> None:
+        if hello.proto != self.proto:
+            self._send(HelloReply(hello.session, self.proto, self.fw).encode())   # no session opened
+            return
+        if hello.session != self.session:        # a new session; a repeated HELLO just gets the reply again
+            self._stop_motion()
+            self.session, self.expected, self.nak_for, self.done = hello.session, hello.seq, None, 0
+            self.last_reply = Ack(seq_add(hello.seq, -1)).encode()
+        self._send(self._hello_reply(hello.session).encode())
+
+    def _command(self, command: Command) -> None:
+        if self.session is None:
+            self._send(Rej(command.seq, "NOSESSION").encode())
+            return
+        ahead = seq_diff(command.seq, self.expected)
+        if ahead > 0:
+            self._nak("SEQ")
+            return
+        if ahead < 0:                            # a duplicate: say again what was said, do nothing
+            self._send(self.last_reply)
+            return
+        reply, fault = self._accept(command)
+        self.expected, self.nak_for = seq_add(self.expected, 1), None
+        self.last_reply = reply.encode()
+        self._send(self.last_reply)
+        if fault:
+            self._latch(fault, seq=command.seq)
+
+    def _accept(self, command: Command) -> tuple[Ack | Rej, str | None]:
+        if command.verb == CLEAR and not command.args:
+            self.fault = None
+            return Ack(command.seq), None
+        if self.fault is not None:
+            return Rej(command.seq, "FAULTED", f"{self.fault[0]} latched"), None
+        parsed = parse_step(command.verb, command.args, self.rig)
+        if isinstance(parsed, tuple):
+            return Rej(command.seq, *parsed), parsed[0]
+        if len(self.queue) + (self.running is not None) >= self.queue_size:
+            return Rej(command.seq, "QFULL", f"{self.queue_size} steps queued"), "QFULL"
+        self.queue.append(parsed)
+        return Ack(command.seq), None
+
+    # ------------------------------------------------------------ faults
+
+    def _stop_motion(self) -> bool:
+        """Stop the motors at once and empty the queue; True if anything was moving or queued."""
+        busy = self.running is not None or bool(self.queue)
+        self.running = None
+        self.queue.clear()
+        return busy
+
+    def _latch(self, code: str, *, mid: int | None = None, seq: int | None = None, motor: str | None = None) -> None:
+        """Stop, empty the queue, latch the first fault until CLEAR, and report it."""
+        stopped = self._stop_motion()
+        new = self.fault is None
+        if new:
+            self.fault = (code, mid, seq)
+        if new or stopped:
+            self._send(FaultReport(code, self.done, mid, seq, motor).encode())
+
+    # ------------------------------------------------------------ time
+
+    def state(self) -> str:
+        if self.session is None:
+            return "IDLE"
+        if self.fault is not None:
+            return "FAULT"
+        return "RUN" if self.running or self.queue else "READY"
+
+    def report(self, token: int | None = None) -> Report:
+        code, mid, seq = self.fault or (NO_FAULT, None, None)
+        rx = seq_add(self.expected, -1) if self.session is not None else 0
+        extra = {} if token is None else {"en": tuple(m for m in self.rig.motors if m in self.enabled),
+                                          "speed": round(self.quarter_ms)}
+        return Report(token, self.boot_id, self.state(), rx, self.done,
+                      len(self.queue) + (self.running is not None), code, mid, seq, **extra)
+
+    def tick(self, now: float) -> None:
+        """Advance motors, heartbeat and watchdog to ``now``."""
+        if self.running is not None and now >= self.running.ends:
+            self._finish(self.running)
+        while self.running is None and self.queue and self.fault is None:
+            self._start(self.queue.popleft(), now)
+            if self.running is not None and now >= self.running.ends:
+                self._finish(self.running)
+        if self.session is not None and now - self.last_host > self.watchdog_ms / 1000:
+            if self.running is not None or self.queue:
+                self._latch("HOSTLOST")
+        if now >= self.next_heartbeat:
+            self._send(self.report().encode())
+            self.next_heartbeat += self.heartbeat_ms / 1000
+            if self.next_heartbeat <= now:   # fell behind (a stalled process): do not send a burst
+                self.next_heartbeat = now + self.heartbeat_ms / 1000
+
+    def next_deadline(self) -> float:
+        """The latest time ``tick`` must be called by (sooner if bytes arrive)."""
+        times = [self.next_heartbeat]
+        if self.running is not None:
+            times.append(self.running.ends)
+        if self.session is not None and (self.running is not None or self.queue):
+            times.append(self.last_host + self.watchdog_ms / 1000)
+        return min(times)
+
+    def _start(self, step: Step, now: float) -> None:
+        motors = [m for m, _ in step.turns] or list(step.motors or self.rig.motors)
+        if step.verb in ("ENABLE", "DISABLE", "SPEED"):
+            if step.verb == "ENABLE":
+                self.enabled.update(motors)
+            elif step.verb == "DISABLE":
+                self.enabled.difference_update(motors)
+            else:
+                ratio = self.timing.half_ms / self.timing.quarter_ms if self.timing.quarter_ms else 1.6
+                self.quarter_ms, self.half_ms = step.quarter_ms, step.quarter_ms * ratio
+            self.running = _Running(step, now)
+            return
+        off = [m for m in motors if m not in self.enabled]
+        if off:
+            self._latch("DISABLED", mid=step.mid, motor=off[0])
+            return
+        if step.verb == "HOME":
+            ms, bad, code = self.timing.home_ms, [m for m in motors if m in self.limit], "LIMIT"
+        else:
+            ms = max(self.quarter_ms if abs(q) == 1 else self.half_ms for _, q in step.turns)
+            bad, code = [m for m in motors if m in self.stalled], "STALL"
+        if bad:   # fails part-way
+            self.running = _Running(step, now + ms / 2000, code, bad[0])
+        else:
+            self.running = _Running(step, now + (ms + self.timing.settle_ms) / 1000)
+
+    def _finish(self, running: _Running) -> None:
+        self.running = None
+        step = running.step
+        if running.outcome is not None:
+            self._latch(running.outcome, mid=step.mid, motor=running.motor)
+            return
+        for motor, q in step.turns:
+            self.cube.turn(motor, q)
+        self.done = step.mid
+        self.executed.append(step)
+        self._send(Done(step.mid).encode())

@@ -1,0 +1,439 @@
+"""Host side of the firmware link: ``RigLink`` drives a rig over pyserial with protocol v1.
+
+Threading model
+---------------
+A ``RigLink`` owns one I/O thread (``riglink <port>``, a daemon thread) that
+reads the port, decodes frames and runs every timer: retransmission,
+heartbeat, silence detection, handshake and emergency-stop retries. All
+state sits behind one lock; every public method is thread-safe.
+
+* Never block: ``turn``, ``turn_pair``, ``moves``, ``home``, ``enable``,
+  ``disable``, ``set_speed`` (queue a step, return a ``Motion``),
+  ``estop(wait=False)`` (returns a Future), ``status``.
+* Block: ``connect``, ``wait``, ``Motion.wait``, ``estop()`` (at most
+  ``timing.estop_timeout``), ``query``, ``clear``, ``close``.
+* Futures and the ``on_fault`` callback complete in the I/O thread (or the
+  calling thread), never under the lock; keep callbacks short.
+
+From an asyncio event loop (the daemon): ``await asyncio.wrap_future(
+motion.completed)``; ``turn``/``estop(wait=False)``/``status`` directly;
+``connect``/``clear``/``query`` through ``loop.run_in_executor``.
+
+Faults: any fault stops the link (no new frames are sent, queued motions
+fail with the ``LinkError``) and dumps the last frames each way to the
+``firmware_interface.link`` logger (and to ``fault_log_dir`` if given).
+A device fault (stall, limit, emergency stop, ...) is cleared with
+``clear()``; a reset, silence, unplug or retransmission failure needs
+``connect()`` again (then home the rig: its position is unknown).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from contextlib import contextmanager
+
+import serial
+
+from .commands import RigCommands
+from .errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
+from .framelog import TrafficLog
+from .protocol import PROTOCOL_VERSION, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid, parse_device
+from .steps import CLEAR, RIGS, Step
+from .timing import LinkTiming
+from .transport import Motion, Outgoing, Transport, _result, report_dict
+
+log = logging.getLogger(__name__)
+
+
+class RigLink(RigCommands):
+    """A connection to one rig's firmware (see the module docstring for threads and faults)."""
+
+    def __init__(self, port: str, *, timing: LinkTiming | None = None, log_size: int = 100,
+                 trace: str | os.PathLike | None = None, fault_log_dir: str | os.PathLike | None = None,
+                 on_fault: Callable[[LinkError], None] | None = None):
+        if not isinstance(port, str) or not port:
+            raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
+        self.port = port
+        self.timing = timing or LinkTiming.for_port(port)
+        self._lock = threading.Lock()
+        self._after: list[Callable[[], None]] = []
+        self._traffic = TrafficLog(log_size, trace)
+        self._fault_log_dir, self._on_fault = fault_log_dir, on_fault
+        self._ser = None
+        self._thread: threading.Thread | None = None
+        self._closing = self._port_lost = False
+        self._decoder = Decoder()
+        self._t = Transport(self.timing, port, self._write_port, self._note, self._after)
+        self._info: dict | None = None
+        self._hello: Future | None = None
+        self._hello_frame, self._hello_due, self._session, self._first_seq = b"", 0.0, "", 0
+        self._heard: list = [0, []]
+        self._reported: LinkError | None = None
+        self._motors: tuple[str, ...] = ()
+        self._rig = None
+
+    # ------------------------------------------------------------ lock and logs
+
+    @contextmanager
+    def _critical(self):
+        """Hold the lock; afterwards (lock released) run queued future results and callbacks."""
+        todo: list = []
+        try:
+            with self._lock:
+                try:
+                    yield
+                finally:
+                    self._report_new_fault(todo)
+                    todo += self._after
+                    self._after.clear()
+        finally:
+            for call in todo:
+                try:
+                    call()
+                except Exception:      # a user callback must not kill the I/O thread
+                    log.exception("%s: callback failed", self.port)
+
+    def _log(self, direction: str, raw: bytes | str, now: float) -> None:
+        self._traffic.add(direction, raw, now)
+
+    def _note(self, text: str, now: float) -> None:
+        self._traffic.add("!", text, now)
+
+    def dump_log(self) -> list[str]:
+        """The last frames each way and the link's notes, oldest first, in the traffic log format."""
+        return self._traffic.dump()
+
+    def _report_new_fault(self, todo: list) -> None:
+        err = self._t.fault
+        if err is None or err is self._reported or self._closing:
+            return
+        self._reported = err
+        self._note(f"fault: {err}", time.monotonic())
+        err.log = self.dump_log()
+        log.error("%s\nlast frames (python -m firmware_interface decode reads them):\n%s", err, "\n".join(err.log))
+        if self._fault_log_dir is not None:
+            try:
+                err.log_path = self._traffic.save(self._fault_log_dir, self.port, type(err).__name__)
+            except OSError as oserr:
+                log.error("%s: could not write the fault log: %s", self.port, oserr)
+        if self._on_fault is not None:
+            todo.append(lambda: self._on_fault(err))
+
+    # ------------------------------------------------------------ port and I/O thread
+
+    def _open_port(self) -> None:
+        if self._ser is not None and not self._port_lost and self._thread is not None and self._thread.is_alive():
+            return
+        self._close_port()
+        try:
+            ser = serial.serial_for_url(self.port, baudrate=self.timing.baudrate, timeout=self.timing.poll,
+                                        write_timeout=self.timing.write_timeout, exclusive=True)
+        except serial.SerialException as err:
+            raise PortError(_open_error(err), port=self.port) from None
+        except ValueError as err:
+            raise ConfigError(f"bad port settings: {err}", port=self.port) from None
+        with self._lock:
+            self._ser, self._port_lost, self._decoder = ser, False, Decoder()
+            self._traffic.open_trace(self.port)
+        self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"riglink {self.port}", daemon=True)
+        self._thread.start()
+
+    def _close_port(self) -> None:
+        ser, thread = self._ser, self._thread
+        if ser is None:
+            return
+        if hasattr(ser, "cancel_read"):
+            try:
+                ser.cancel_read()
+            except Exception:          # not every URL handler supports it; the read times out anyway
+                pass
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=1.0)
+        try:
+            ser.close()
+        except (serial.SerialException, OSError):
+            pass
+        self._ser = None
+
+    def _io_loop(self, ser) -> None:
+        while not self._closing and self._ser is ser:
+            try:
+                data = ser.read(ser.in_waiting or 1)
+            except Exception as err:   # SerialException, OSError, or a handler's own error on a dead port
+                if self._closing or self._ser is not ser:
+                    return
+                with self._critical():
+                    self._lost_port(f"the port vanished ({err}): unplugged cable or device powered off")
+                return
+            with self._critical():
+                now = time.monotonic()
+                if data:
+                    self._on_bytes(data, now)
+                self._tick(now)
+
+    def _lost_port(self, why: str) -> None:
+        self._port_lost = True
+        err = PortError(why, port=self.port)
+        self._t.fail(err, dead=True, now=time.monotonic())
+        if self._hello is not None:
+            hello = self._hello
+            self._after.append(lambda: hello.done() or hello.set_exception(err))
+
+    def _write_port(self, frame: bytes, now: float) -> None:
+        if self._ser is None or self._port_lost:
+            return
+        try:
+            self._ser.write(frame)
+        except (serial.SerialException, OSError) as err:
+            self._note(f"write failed: {err}", now)
+            self._lost_port(f"write failed ({err}): the port is gone or stuck")
+            return
+        self._log(">", frame.rstrip(b"\n"), now)
+
+    def _on_bytes(self, data: bytes, now: float) -> None:
+        for item in self._decoder.feed(data):
+            self._log("<", item.raw, now)
+            msg = item if isinstance(item, (DecodeError, Text)) else parse_device(item)
+            if isinstance(msg, DecodeError):
+                self._t.counters["decode_errors"] += 1
+            if isinstance(msg, (DecodeError, Text)):
+                self._heard_during_handshake(item.raw)
+                continue
+            if self._hello is not None:
+                self._handshake_message(msg, item.raw, now)
+            self._t.on_message(msg, now)
+
+    def _tick(self, now: float) -> None:
+        if self._hello is not None and not self._hello.done() and now >= self._hello_due:
+            self._hello_due = now + self.timing.hello_interval
+            self._t.write(self._hello_frame, now)
+        self._t.tick(now)
+
+    # ------------------------------------------------------------ handshake
+
+    def _heard_during_handshake(self, raw: bytes) -> None:
+        if self._hello is not None:
+            self._heard[0] += 1
+            if len(self._heard[1]) < 3:
+                self._heard[1].append(raw[:60].decode("ascii", "backslashreplace"))
+
+    def _handshake_message(self, msg, raw: bytes, now: float) -> None:
+        hello = self._hello
+        if isinstance(msg, HelloReply) and msg.session == self._session:
+            self._after.append(lambda: hello.done() or hello.set_result(msg))
+        elif isinstance(msg, Boot):
+            self._hello_due = now       # it just booted: greet it at once
+        else:
+            self._heard_during_handshake(raw)
+
+    def connect(self) -> dict:
+        """Open the port if needed, wait for the device and open a session; returns the handshake as a dict.
+
+        Boards that reset when the port opens are expected: HELLO is repeated
+        until the device answers, for up to ``timing.boot_timeout`` seconds.
+        Raises ``PortError``, ``HandshakeError`` or ``ProtocolVersionError``.
+        """
+        if self._closing:
+            raise LinkError("the link was closed", port=self.port)
+        self._open_port()
+        hello: Future = Future()
+        with self._critical():
+            now = time.monotonic()
+            if self._t.pending or self._t.backlog or self._t.unacked:
+                self._t.fail(LinkError("a new session replaced the one this motion was sent in", port=self.port),
+                             dead=True, now=now)
+            self._t.reset(now)
+            self._reported, self._info = None, None
+            self._session = f"{random.getrandbits(32):08X}"
+            self._first_seq = random.randrange(1, 65536)
+            self._hello_frame = Hello(PROTOCOL_VERSION, self._session, self._first_seq).encode()
+            self._hello, self._hello_due, self._heard = hello, now, [0, []]
+            self._tick(now)
+        try:
+            reply = hello.result(timeout=self.timing.boot_timeout)
+        except TimeoutError:
+            raise self._handshake_timeout() from None
+        finally:
+            with self._lock:
+                self._hello = None
+        return self._establish(reply)
+
+    def _handshake_timeout(self) -> HandshakeError:
+        count, samples = self._heard
+        wait, baud = self.timing.boot_timeout, self.timing.baudrate
+        if not count:
+            why = f"nothing received (wrong port, firmware not running, or not {baud} baud?)"
+        else:
+            why = (f"received {count} line(s) but no protocol {PROTOCOL_VERSION} handshake, e.g. {samples[0]!r} "
+                   f"(other firmware, or not {baud} baud?)")
+        return HandshakeError(f"no answer to HELLO within {wait} s: {why}", port=self.port, log=self.dump_log())
+
+    def _establish(self, reply: HelloReply) -> dict:
+        if reply.proto != PROTOCOL_VERSION:
+            raise ProtocolVersionError(
+                f"the device speaks protocol version {reply.proto} (firmware {reply.fw or 'unknown'}), this host "
+                f"speaks version {PROTOCOL_VERSION}: flash matching firmware or update robotd",
+                port=self.port, log=self.dump_log())
+        needed = ("fw", "rig", "motors", "boot", "window", "queue", "hb", "watchdog", "fault")
+        missing = [k for k in needed if getattr(reply, k) is None]
+        if missing:
+            raise HandshakeError(f"the handshake reply lacks {', '.join(missing)}", port=self.port, log=self.dump_log())
+        with self._critical():
+            self._t.establish(reply, self._first_seq, time.monotonic())
+            self._reported = self._t.fault            # a fault latched before we came is no news: info says it
+            self._motors, self._rig = reply.motors, RIGS.get(reply.rig)
+            self._info = {"port": self.port, "protocol": reply.proto, "firmware": reply.fw, "rig": reply.rig,
+                          "motors": list(reply.motors), "boot_id": reply.boot, "window": self._t.window,
+                          "queue": reply.queue, "heartbeat_ms": reply.hb, "watchdog_ms": reply.watchdog,
+                          "fault": None if reply.fault == "NONE" else reply.fault, "session": self._session}
+            return dict(self._info)
+
+    @property
+    def info(self) -> dict | None:
+        """The handshake of the current session (None before ``connect``)."""
+        with self._lock:
+            return dict(self._info) if self._info else None
+
+    # ------------------------------------------------------------ commands
+
+    def _check_usable(self) -> None:
+        if not self._t.connected:
+            raise LinkError("not connected: call connect() first", port=self.port)
+        if self._t.fault is not None:
+            raise self._t.fault
+
+    def _submit(self, make: Callable[[int], Step]) -> Motion:
+        with self._critical():
+            self._check_usable()
+            step = make(self._t.next_mid)
+            self._t.next_mid = next_mid(self._t.next_mid)
+            motion = Motion(step)
+            self._t.submit(Outgoing(step.verb, step.args(), motion), time.monotonic())
+        return motion
+
+    def wait(self, motions: Iterable[Motion] | None = None, timeout: float | None = None) -> list[dict]:
+        """Block until the motions are done; raise the first failure.
+
+        Without ``motions``: everything queued so far, and the link's fault if it has one
+        (motions that failed before the call are no longer queued, but the fault stays).
+        """
+        check_fault = motions is None
+        if motions is None:
+            with self._lock:
+                motions = [*self._t.pending, *(o.motion for o in self._t.backlog if o.motion is not None)]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        results = [m.wait(None if deadline is None else max(0.0, deadline - time.monotonic())) for m in motions]
+        if check_fault and self._t.fault is not None:
+            raise self._t.fault
+        return results
+
+    # ------------------------------------------------------------ stop, status, clear
+
+    def estop(self, wait: bool = True) -> dict | Future:
+        """Emergency stop: sent at once, ahead of anything queued, repeated until the device confirms.
+
+        Every motion not yet done fails (those the device finished first still
+        complete). Returns ``{"acknowledged_s", "done_through"}``, or with
+        ``wait=False`` a Future of it. Raises ``AckTimeout`` if the device does
+        not confirm within ``timing.estop_timeout``.
+        """
+        future: Future = Future()
+        with self._critical():
+            if self._ser is None or self._port_lost:
+                raise PortError("emergency stop impossible: the port is not open", port=self.port)
+            now = time.monotonic()
+            self._t.send_estop(future, now)
+            dead = self._t.fault if self._t.dead else None
+            if self._t.connected and not self._t.dead:
+                self._t.fail(DeviceFault("emergency stop requested by the host: clear() to go on", code="ESTOP",
+                                         port=self.port), dead=False, now=now, query=False)
+        if dead is not None:
+            raise dead
+        return future.result() if wait else future
+
+    def query(self, timeout: float | None = None) -> dict:
+        """Ask the device for its state (STATUS, safe to repeat) and return it as a dict."""
+        future: Future = Future()
+        with self._critical():
+            if self._ser is None or self._port_lost or self._t.dead:
+                raise self._t.fault or LinkError("not connected: call connect() first", port=self.port)
+            self._t.send_query(time.monotonic(), future)
+        return _result(future, timeout or self.timing.query_timeout * 2, "no answer to STATUS")
+
+    def clear(self, timeout: float | None = None) -> dict:
+        """Clear a latched device fault (stall, limit, emergency stop, ...) and return the device state."""
+        with self._critical():
+            self._check_connected_alive()
+            settling = self._t.settle_pending
+        if settling:
+            try:
+                self.query()               # the faulted device's done count settles the motions
+            except LinkError:
+                pass
+        future: Future = Future()
+        with self._critical():
+            self._check_connected_alive()
+            self._t.submit(Outgoing(CLEAR, (), future=future), time.monotonic())
+        limit = timeout or self.timing.ack_timeout * (self.timing.max_retransmits + 2) + 0.5
+        _result(future, limit, "CLEAR not acknowledged")
+        with self._lock:
+            self._reported = None
+        return self.query()
+
+    def _check_connected_alive(self) -> None:
+        if not self._t.connected:
+            raise LinkError("not connected: call connect() first", port=self.port)
+        if self._t.dead:
+            raise self._t.fault
+
+    def status(self) -> dict:
+        """Health of the link as a plain dict (no I/O)."""
+        with self._lock:
+            t, now = self._t, time.monotonic()
+            fault = t.fault
+            return {
+                "port": self.port, "connected": t.connected and not t.dead,
+                "healthy": t.connected and not t.dead and fault is None,
+                "fault": None if fault is None else {"type": type(fault).__name__, "code": getattr(fault, "code", None),
+                                                     "message": str(fault), "done_through": fault.done_through},
+                "handshake": dict(self._info) if self._info else None,
+                "device": None if t.report is None else report_dict(t.report),
+                "last_heard_s": round(now - t.last_rx, 4) if t.connected else None,
+                "in_flight": len(t.unacked), "on_device": len(t.pending), "backlog": len(t.backlog),
+                "done_through": t.done_mid, "counters": dict(t.counters),
+            }
+
+    def close(self) -> None:
+        """Close the port. Does not stop the motors (estop() does; the device's watchdog will, too)."""
+        with self._critical():
+            if self._closing:
+                return
+            self._closing = True
+            self._t.fail(LinkError("the link was closed before this was confirmed", port=self.port), dead=True,
+                         now=time.monotonic())
+        self._close_port()
+        self._traffic.close()
+
+    def __enter__(self) -> "RigLink":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _open_error(err: serial.SerialException) -> str:
+    code, text = getattr(err, "errno", None), str(err)
+    if code == errno.ENOENT or "No such file" in text:
+        return "cannot open: no such device (is the board plugged in? stable names are in /dev/serial/by-id/)"
+    if code == errno.EACCES or "Permission denied" in text:
+        return "cannot open: permission denied (add the user to the dialout group)"
+    if code in (errno.EAGAIN, errno.EBUSY) or "exclusively lock" in text:
+        return "cannot open: the port is in use by another program"
+    return f"cannot open: {text}"
