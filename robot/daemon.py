@@ -20,7 +20,8 @@ from .run import Runner
 class Simulation(Protocol):
     """The simulated side of a dry run: it loads a scrambled virtual cube before each run."""
 
-    def prepare(self, puzzle: int | None, seed: int | None, scramble: str | None, light: str | None) -> dict: ...
+    def prepare(self, puzzle: int | None, seed: int | None, scramble: str | None, light: str | None,
+                moves: int | None) -> dict: ...
 
     def status(self) -> dict: ...
 
@@ -47,16 +48,19 @@ class Daemon:
                 "simulation": self.simulation.status() if self.simulation else None}
 
     def start_run(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
-                  light: str | None = None) -> int:
+                  light: str | None = None, moves: int | None = None) -> int:
         """Start a run; in simulation the virtual cube is scrambled first (random, or by ``seed``/``scramble``)."""
         if self.simulation is None:
             given = [name for name, value in (("puzzle", puzzle), ("seed", seed), ("scramble", scramble),
-                                              ("light", light)) if value is not None]
+                                              ("light", light), ("moves", moves)) if value is not None]
             if given:
                 raise RobotError(f"{', '.join(given)} only apply in simulation (robotd --sim); "
                                  "a real rig scans whatever cube it holds")
             return self.runner.start(mode=self.mode)
-        return self.runner.start(lambda: self.simulation.prepare(puzzle, seed, scramble, light), mode=self.mode)
+        if scramble is not None and moves is not None:
+            raise RobotError("give either a scramble or a number of random moves, not both")
+        return self.runner.start(lambda: self.simulation.prepare(puzzle, seed, scramble, light, moves),
+                                 mode=self.mode)
 
     def stop(self, reason: str = "stop requested") -> None:
         self.runner.stop(reason)

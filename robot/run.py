@@ -168,7 +168,9 @@ class Runner:
         outcome, message = "done", None
         try:
             if prepare is not None:
-                self.bus.publish("prepared", run_id, **(prepare() or {}))
+                prepared = prepare() or {}
+                self.history.update_run(run_id, seed=prepared.get("seed"))
+                self.bus.publish("prepared", run_id, **prepared)
             self._scan_solve_execute(run_id)
         except Stopped:
             outcome, message = "stopped", "stopped on request"

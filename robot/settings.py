@@ -28,18 +28,15 @@ def default_data_dir() -> Path:
 class DaemonSettings:
     data_dir: Path
     log_level: str
-    log_file: Path | None
 
 
 def daemon_settings(config: Config) -> DaemonSettings:
-    """``[robotd]``: where the history (and optional log file) live."""
+    """``[robotd]``: where the history lives and how much goes to the log (stderr / the journal)."""
     section = config.section("robotd")
     data_dir = section.get_str("data_dir", None)
-    log_file = section.get_str("log_file", None)
     return DaemonSettings(
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         log_level=section.get_str("log_level", "info", choices=("debug", "info", "warning", "error")),
-        log_file=Path(log_file).expanduser() if log_file else None,
     )
 
 

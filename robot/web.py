@@ -83,6 +83,7 @@ class RunRequest(BaseModel):
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
     scramble: str | None = Field(default=None, max_length=400, description="moves, e.g. \"R U F'\"")
     light: str | None = Field(default=None, max_length=40)
+    moves: int | None = Field(default=None, ge=0, le=1000, description="scramble with this many random moves")
 
 
 class Client:

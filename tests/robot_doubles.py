@@ -50,9 +50,9 @@ class ScramblingSimulation:
     def __init__(self, rig: VirtualRig):
         self.rig = rig
 
-    def prepare(self, puzzle, seed, scramble, light):
+    def prepare(self, puzzle, seed, scramble, light, moves=None):
         solved = solver.scramble(puzzle or 2, seed=0, length=0)["state"]
-        moves = scramble if scramble is not None else solver.scramble(puzzle or 2, seed=seed)["scramble"]
+        moves = scramble if scramble is not None else solver.scramble(puzzle or 2, seed=seed, length=moves)["scramble"]
         self.rig.state = solver.apply(solved, moves)
         return {"scramble": moves}
 

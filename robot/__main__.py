@@ -1,0 +1,7 @@
+"""``python -m robot`` is the same as the ``robotd`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,317 @@
+"""Build the daemon from its config: every section read and validated, then the parts wired up.
+
+``build`` is the one place that knows which parts exist: the rig, the
+cameras and scanner, the serial link (to the rig or to the simulated
+firmware), the run history and the dashboard.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from firmware_interface import LinkError, LinkTiming, RigLink, SimulatedFirmware
+from firmware_interface import ConfigError as LinkConfigError
+from vision import ScanError, load_calibration, load_view_config, view_config_from_dict
+from vision.calibration import calibration_from_json
+
+from .camera import CaptureCamera, RenderedCamera, capture_settings
+from .config import Config, find_config
+from .daemon import Daemon
+from .errors import ConfigError, RobotError
+from .events import EventBus
+from .history import History
+from .motion import LinkMotion
+from .rig import rig_from_config
+from .run import Runner
+from .scanner import ViewScanner, views_for_page
+from .settings import DaemonSettings, daemon_settings, run_settings
+from .sim import Simulation, sim_settings
+from .web import WebSettings, create_app, web_settings
+
+log = logging.getLogger("robotd")
+
+
+@dataclass
+class Parts:
+    """Everything read from config, before anything is opened."""
+    config: Config
+    daemon: DaemonSettings
+    web: WebSettings
+    sections: dict = field(default_factory=dict)
+
+
+def load_parts(path, sim: bool, host: str | None = None, port: int | None = None) -> Parts:
+    """Read and validate every section of the config (nothing is opened yet)."""
+    config = Config.load(find_config(path))
+    parts = Parts(config, daemon_settings(config), _web(config, host, port))
+    parts.sections["run"] = run_settings(config)
+    parts.sections["rig"] = rig = rig_from_config(config.section("rig"))
+    parts.sections["sim"] = sim_settings(config.section("sim"), rig)
+    serial = config.section("serial")
+    parts.sections["port"] = serial.get_str("port", None)
+    parts.sections["link_timing"] = serial.get_table("timing")
+    parts.sections["trace"] = serial.get_str("trace", None)
+    vision = config.section("vision")
+    parts.sections["views"] = vision.get_str("views", None)
+    parts.sections["calibration"] = vision.get_str("calibration", None)
+    parts.sections["cameras"] = {name: capture_settings(config.section(f"camera.{name}"), name)
+                                 for name in _camera_names(config)}
+    config.check_unused()
+    if not sim:
+        _require_rig_parts(config, parts.sections)
+    return parts
+
+
+def _web(config: Config, host: str | None, port: int | None) -> WebSettings:
+    section = config.section("web")
+    if host is not None:
+        section.data = {**section.data, "host": host}
+    if port is not None:
+        section.data = {**section.data, "port": port}
+    return web_settings(section)
+
+
+def _camera_names(config: Config) -> list[str]:
+    cameras = config.data.get("camera", {})
+    if not isinstance(cameras, dict) or any(not isinstance(v, dict) for v in cameras.values()):
+        raise config.error("camera", "cameras are tables: [camera.NAME] with index or device")
+    config.used.add("camera")
+    return list(cameras)
+
+
+def _require_rig_parts(config: Config, sections: dict) -> None:
+    where = config.source
+    if not sections["port"]:
+        raise ConfigError(f"{where}: [serial] port: required for a real rig (or run robotd --sim)")
+    if not sections["views"]:
+        raise ConfigError(f"{where}: [vision] views: required for a real rig: the file that says where each "
+                          "face is in which camera image (see docs/vision.md)")
+    if not sections["cameras"]:
+        raise ConfigError(f"{where}: no [camera.NAME] section: a real rig needs at least one camera")
+
+
+def open_history(path) -> History:
+    config = Config.load(find_config(path))
+    return History(daemon_settings(config).data_dir / "history.sqlite")
+
+
+class Built:
+    """A daemon ready for runs, with what is needed to serve it or do one run."""
+
+    def __init__(self, parts: Parts, daemon: Daemon, simulation: Simulation | None, closers: list[Callable]):
+        self.parts, self.daemon, self.simulation = parts, daemon, simulation
+        self._closers = closers
+
+    def once(self, puzzle=None, seed=None, light=None, moves=None) -> dict:
+        """One complete run; the summary says whether the (virtual) cube ended solved."""
+        started = time.perf_counter()
+        if self.simulation is not None:
+            self.simulation.check_light(light)
+            run_id = self.daemon.start_run(puzzle=puzzle, seed=seed, light=light, moves=moves)
+        else:
+            run_id = self.daemon.start_run()
+        self.daemon.runner.wait()
+        wall = time.perf_counter() - started
+        summary = self.daemon.runner.summary(run_id)
+        run = self.daemon.history.get_run(run_id) or {}
+        prepared = next((e["data"] for e in run.get("events", []) if e["kind"] == "prepared"), {})
+        summary.update(prepared)
+        summary["wall_s"] = round(wall, 3)
+        motor = summary.get("estimated_s") or 0.0
+        summary["host_overhead_s"] = round(wall - motor, 3) if summary["outcome"] == "done" else None
+        summary["link"] = {k: v for k, v in self.daemon.link_status().get("counters", {}).items() if v}
+        if self.simulation is not None:
+            summary["solved"] = self.simulation.solved() and summary["outcome"] == "done"
+            summary["final_state"] = self.simulation.firmware.cube
+        else:
+            summary["solved"] = summary["outcome"] == "done"
+        return summary
+
+    def serve(self, stop: threading.Event, puzzle=None, light=None, moves=None) -> None:
+        """Serve the dashboard (when enabled) until interrupted; in simulation, set the runs' defaults."""
+        if self.simulation is not None:
+            self.simulation.check_light(light)
+            self.simulation.settings = replace(self.simulation.settings, **{
+                k: v for k, v in (("puzzle", puzzle), ("light", light), ("scramble_moves", moves)) if v is not None})
+            self.simulation.light = self.simulation.settings.light
+        web = self.parts.web
+        logging.getLogger().setLevel(self.parts.daemon.log_level.upper())
+        if not web.enabled:
+            print(f"robotd ready ({self.daemon.mode}); dashboard disabled in config", flush=True)
+            stop.wait()
+            return
+        import uvicorn
+
+        app = create_app(self.daemon, web)
+        config = uvicorn.Config(app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning",
+                                timeout_graceful_shutdown=2)
+        server = uvicorn.Server(config)
+        print(f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
+              flush=True)
+        server.run()
+
+    def close(self) -> None:
+        self.daemon.close()
+        for close in reversed(self._closers):  # the link before the simulated firmware it talks to
+            try:
+                close()
+            except Exception:  # closing is best effort; the process is ending
+                log.exception("closing %r failed", close)
+
+
+def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, port: int | None = None) -> Built:
+    """Read and validate the config, then open history, link and cameras and wire the daemon."""
+    parts = load_parts(path, sim, host, port)
+    sections = parts.sections
+    try:
+        parts.daemon.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"[robotd] data_dir: cannot create {parts.daemon.data_dir}: {error.strerror}") from None
+    history = History(parts.daemon.data_dir / "history.sqlite")
+    bus = EventBus()
+    closers: list[Callable] = []
+    if sim:
+        simulation, link, cameras, scanner = _simulated_parts(parts, closers)
+    else:
+        simulation, (link, cameras, scanner) = None, _rig_parts(parts, closers)
+    motion = LinkMotion(link, sections["rig"].motors)
+    try:
+        motion.connect()
+    except RobotError as error:
+        if sim:
+            raise
+        log.warning("%s (robotd retries before each run)", error)
+    runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"])
+    calibration = _CalibrationStore(scanner, cameras, parts.daemon.data_dir)
+    daemon = Daemon(runner=runner, history=history, bus=bus, rig=sections["rig"], cameras=cameras,
+                    link_status=link.status, simulation=simulation, calibration=calibration.page,
+                    set_calibration=calibration.update)
+    return Built(parts, daemon, simulation, closers)
+
+
+def _simulated_parts(parts: Parts, closers: list):
+    settings = parts.sections["sim"]
+    try:
+        firmware = SimulatedFirmware("six-axis", timing=settings.motors, faults=settings.faults,
+                                     reset_on_open=settings.reset_on_open, boot_ms=50 if settings.reset_on_open else 0)
+    except LinkConfigError as error:
+        raise ConfigError(f"{parts.config.source}: [sim] {error}") from None
+    device = firmware.start()
+    closers.append(firmware.stop)
+    simulation = Simulation(settings, firmware)
+    link = _link(parts, device, closers)
+    names = tuple(default_names(simulation))
+    cameras = {name: RenderedCamera(name, _one_frame(simulation, name)) for name in names}
+    scanner = ViewScanner(simulation.frames, simulation.views)
+    return simulation, link, cameras, scanner
+
+
+def default_names(simulation: Simulation) -> tuple[str, ...]:
+    return simulation.views().images
+
+
+def _one_frame(simulation: Simulation, name: str) -> Callable:
+    return lambda: simulation.frames()[name]
+
+
+def _rig_parts(parts: Parts, closers: list):
+    sections = parts.sections
+    try:
+        views = load_view_config(sections["views"])
+        calibration = load_calibration(sections["calibration"]) if sections["calibration"] else None
+    except ScanError as error:
+        raise ConfigError(f"[vision] {error}") from None
+    cameras = {name: CaptureCamera(settings) for name, settings in sections["cameras"].items()}
+    missing = [name for name in views.images if name not in cameras]
+    if missing:
+        raise ConfigError(f"[vision] views names camera image(s) {', '.join(missing)} with no [camera.NAME] section")
+    link = _link(parts, sections["port"], closers)
+    scanner = ViewScanner(lambda: {name: cam.frame() for name, cam in cameras.items()}, lambda: views, calibration)
+    return link, cameras, scanner
+
+
+def _link(parts: Parts, port: str, closers: list) -> RigLink:
+    sections = parts.sections
+    try:
+        timing = LinkTiming.from_config(sections["link_timing"] or None, port)
+        link = RigLink(port, timing=timing, trace=sections["trace"],
+                       fault_log_dir=parts.daemon.data_dir / "faults")
+    except LinkConfigError as error:
+        raise ConfigError(f"{parts.config.source}: [serial] {error}") from None
+    closers.append(link.close)
+    return link
+
+
+class _CalibrationStore:
+    """The dashboard's view of the calibration; updates are validated, applied and saved in the data dir."""
+
+    def __init__(self, scanner: ViewScanner, cameras: dict, data_dir: Path):
+        self.scanner, self.cameras, self.data_dir = scanner, cameras, data_dir
+
+    def page(self) -> dict:
+        sizes = {}
+        for name, camera in self.cameras.items():
+            try:
+                height, width = camera.frame().shape[:2]
+                sizes[name] = (width, height)
+            except RobotError:
+                pass
+        calibration = self.scanner.calibration
+        references = None if calibration is None else {
+            face: [round(float(v), 1) for v in calibration.palette[k]] for k, face in enumerate("URFDLB")}
+        return {"views": views_for_page(self.scanner.views(), sizes), "references": references}
+
+    def update(self, body: dict) -> dict:
+        unknown = sorted(set(body) - {"views", "calibration"})
+        if unknown or not body:
+            raise RobotError("send {\"views\": <view config>} and/or {\"calibration\": <colour calibration>}"
+                             + (f"; unknown key {unknown[0]!r}" if unknown else ""))
+        try:
+            views = view_config_from_dict(body["views"], "views") if "views" in body else None
+            calibration = calibration_from_json(body["calibration"], "calibration") if "calibration" in body else None
+        except ScanError as error:
+            raise RobotError(str(error)) from None
+        if views is not None:
+            self.scanner.set_views(views)
+            views.save(self.data_dir / "views.json")
+        if calibration is not None:
+            self.scanner.calibration = calibration
+            calibration.save(self.data_dir / "calibration.json")
+        return self.page()
+
+
+def check(path) -> list[str]:
+    """Every problem with the config, the camera and the serial port, one line each."""
+    try:
+        parts = load_parts(path, sim=False)
+    except RobotError as error:
+        return [str(error)]
+    problems = []
+    sections = parts.sections
+    try:
+        load_view_config(sections["views"])
+        if sections["calibration"]:
+            load_calibration(sections["calibration"])
+    except ScanError as error:
+        problems.append(f"[vision] {error}")
+    for name, settings in sections["cameras"].items():
+        camera = CaptureCamera(settings)
+        try:
+            camera.frame()
+        except RobotError as error:
+            problems.append(str(error))
+        finally:
+            camera.close()
+    link = RigLink(sections["port"], timing=LinkTiming.from_config(sections["link_timing"] or None, sections["port"]))
+    try:
+        link.connect()
+    except LinkError as error:
+        problems.append(f"serial port {sections['port']}: {error}")
+    finally:
+        link.close()
+    return problems

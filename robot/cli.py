@@ -1,0 +1,129 @@
+"""``robotd``: run the daemon, do a dry run, check the config, list past runs.
+
+    robotd [--config PATH] [--sim] [--host H] [--port P]
+    robotd --sim --once [--puzzle 2|3] [--seed N] [--light PRESET] [--moves K] [--json]
+    robotd check [--config PATH]
+    robotd history [--limit N] [--json]
+
+User mistakes (a bad config, a missing camera or port) exit with code 2 and
+one ``error:`` line per problem; a run that does not end solved exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+
+from . import assemble
+from .errors import RobotError
+from .summary import format_summary
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="PATH",
+                        help="config file (default: /etc/robotd/robotd.toml, then ~/.config/robotd/robotd.toml)")
+    parser = argparse.ArgumentParser(prog="robotd", parents=[common],
+                                     description="Controller for Rubik's-cube solving robots.")
+    parser.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
+    parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
+    parser.add_argument("--puzzle", type=int, choices=(2, 3), help="simulation: 2x2x2 or 3x3x3")
+    parser.add_argument("--seed", type=int, help="simulation: seed of the scramble")
+    parser.add_argument("--moves", type=int, metavar="K", help="simulation: scramble with K random moves")
+    parser.add_argument("--light", metavar="PRESET", help="simulation: lighting preset of the virtual camera")
+    parser.add_argument("--json", action="store_true", help="--once: print the summary as JSON")
+    parser.add_argument("--host", help="dashboard address (default from config, 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="dashboard port (default from config, 8080)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("check", parents=[common], help="validate the config and probe the camera and serial port")
+    history = commands.add_parser("history", parents=[common], help="list past runs")
+    history.add_argument("--limit", type=int, default=20)
+    history.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="robotd: %(levelname)s: %(name)s: %(message)s")
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "history":
+            return _history(args)
+        if args.once:
+            return _once(args)
+        return _serve(args)
+    except RobotError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _check(args) -> int:
+    problems = assemble.check(args.config)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if not problems:
+        print("config, camera and serial port: ok")
+    return 2 if problems else 0
+
+
+def _history(args) -> int:
+    history = assemble.open_history(args.config)
+    runs = history.list_runs(limit=max(1, args.limit))
+    if args.json:
+        print(json.dumps(runs, indent=2))
+        return 0
+    if not runs:
+        print("no runs yet")
+    for run in runs:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run["started_at"]))
+        moves = "" if run["length_htm"] is None else f"{run['length_htm']} moves"
+        detail = run["error"] or run["solution"] or ""
+        print(f"{run['id']:>5}  {started}  {run['mode'] or '':<3}  {run['puzzle'] or '-'}x  "
+              f"{run['outcome']:<11} {moves:>9}  {detail}")
+    return 0
+
+
+def _sim_options(args) -> dict:
+    options = {"puzzle": args.puzzle, "seed": args.seed, "light": args.light, "moves": args.moves}
+    if not args.sim and any(v is not None for v in options.values()):
+        raise RobotError("--puzzle, --seed, --moves and --light only apply with --sim")
+    return options
+
+
+def _once(args) -> int:
+    options = _sim_options(args)
+    built = assemble.build(args.config, sim=args.sim, web=False)
+    try:
+        summary = built.once(**options)
+    finally:
+        built.close()
+    print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    return 0 if summary.get("solved") else 1
+
+
+def _serve(args) -> int:
+    options = _sim_options(args)
+    if options.pop("seed") is not None:
+        raise RobotError("--seed applies to one run (--once); runs started from the dashboard can take a seed")
+    built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port)
+    stop = threading.Event()
+    if not built.parts.web.enabled:  # otherwise uvicorn handles SIGINT and SIGTERM itself
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stop.set())
+    try:
+        built.serve(stop, **{k: v for k, v in options.items() if v is not None})
+    finally:
+        built.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The simulated rig: a virtual cube in the simulated firmware, seen by rendered cameras.
+
+Before each dry run ``prepare`` loads a scrambled cube into the firmware on
+the pseudo-terminal; the run then scans it through ``vision.render`` images,
+solves it and turns it through the real serial link, exactly as on a rig.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+import solver
+from firmware_interface import SimulatedFirmware
+from vision import PRESETS, RIGS, ViewConfig, default_views, render_views
+
+from .config import Section
+from .errors import RobotError
+from .rig import SixAxisRig
+from .run import is_solved
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    """``[sim]``: the virtual cube, camera and lighting of dry runs, and the faults to inject."""
+    puzzle: int
+    light: str
+    cameras: str
+    scramble_moves: int | None
+    blur: float
+    jpeg: int | None
+    motors: dict
+    faults: dict
+    reset_on_open: bool
+
+
+def sim_settings(section: Section, rig: SixAxisRig) -> SimSettings:
+    moves = section.get_int("scramble_moves", 0, minval=0, maxval=1000)
+    jpeg = section.get_int("jpeg", 0, minval=0, maxval=100)
+    motors = section.get_table("motors") or {"quarter_ms": rig.quarter_turn_s * 1000,
+                                            "half_ms": rig.half_turn_s * 1000, "settle_ms": rig.settle_s * 1000}
+    return SimSettings(
+        puzzle=section.get_int("puzzle", 3, minval=2, maxval=3),
+        light=section.get_str("light", "daylight", choices=tuple(PRESETS)),
+        cameras=section.get_str("cameras", "corners", choices=tuple(r for r in RIGS if r != "phone")),
+        scramble_moves=moves or None,
+        blur=section.get_float("blur", 0.0, minval=0, maxval=10),
+        jpeg=jpeg or None,
+        motors=motors,
+        faults=section.get_table("faults"),
+        reset_on_open=section.get_bool("reset_on_open", True),
+    )
+
+
+class Simulation:
+    """Owns the simulated firmware and renders what the rig's cameras would see."""
+
+    def __init__(self, settings: SimSettings, firmware: SimulatedFirmware):
+        self.settings, self.firmware = settings, firmware
+        self.light = settings.light
+        self.seed: int | None = None
+        self._frame = 0
+        self._lock = threading.Lock()
+        firmware.set_state(solver.scramble(settings.puzzle, seed=0, length=0)["state"])
+
+    def prepare(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
+                light: str | None = None, moves: int | None = None) -> dict:
+        """Load a scrambled cube: ``scramble`` moves, else a seeded random scramble."""
+        size = puzzle or self.settings.puzzle
+        self.check_light(light)
+        seed = seed if seed is not None else secrets.randbelow(2**31)
+        solved = solver.scramble(size, seed=0, length=0)["state"]
+        if scramble is not None:
+            text, state = scramble, solver.apply(solved, scramble)
+        else:
+            length = moves if moves is not None else self.settings.scramble_moves
+            drawn = solver.scramble(size, seed=seed, length=length)
+            text, state = drawn["scramble"], drawn["state"]
+        with self._lock:
+            self.firmware.set_state(state)
+            self.light, self.seed, self._frame = light or self.settings.light, seed, 0
+        return {"puzzle": size, "seed": seed, "scramble": text, "light": self.light}
+
+    @staticmethod
+    def check_light(light: str | None) -> None:
+        if light is not None and light not in PRESETS:
+            raise RobotError(f"unknown lighting preset {light!r} (presets: {', '.join(PRESETS)})")
+
+    @property
+    def size(self) -> int:
+        return 3 if len(self.firmware.cube) == 54 else 2
+
+    def views(self) -> ViewConfig:
+        return default_views(self.settings.cameras, self.size)
+
+    def frames(self) -> dict[str, np.ndarray]:
+        """One image per camera of the virtual cube as it is now; reproducible for a run's seed."""
+        with self._lock:
+            self._frame += 1
+            rng = np.random.default_rng([self.seed or 0, self._frame])
+            light = self.light
+        return render_views(self.firmware.cube, self.settings.cameras, light, rng,
+                            blur=self.settings.blur, jpeg=self.settings.jpeg)
+
+    def solved(self) -> bool:
+        return is_solved(self.firmware.cube)
+
+    def status(self) -> dict:
+        return {"cube": self.firmware.cube, "puzzle": self.size, "light": self.light, "seed": self.seed,
+                "cameras": self.settings.cameras, "device": self.firmware.path}

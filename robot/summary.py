@@ -1,0 +1,34 @@
+"""A run summary as a few readable lines for the terminal."""
+
+from __future__ import annotations
+
+STEP_ORDER = ("scanning", "solving", "executing", "verifying")
+
+
+def format_summary(summary: dict) -> str:
+    puzzle = f"{summary['puzzle']}x{summary['puzzle']}x{summary['puzzle']}" if summary.get("puzzle") else "cube"
+    context = ", ".join(str(x) for x in (summary.get("mode"), puzzle,
+                                         summary.get("seed") is not None and f"seed {summary['seed']}",
+                                         summary.get("light") and f"light {summary['light']}") if x)
+    verdict = "cube solved" if summary.get("solved") else "cube NOT solved"
+    lines = [f"run {summary.get('id')} ({context}): {summary.get('outcome')}, {verdict}"]
+    if summary.get("error"):
+        lines.append(f"error     : {summary['error']}")
+    if summary.get("scramble") is not None:
+        lines.append(f"scramble  : {summary['scramble'] or '(none)'}")
+    if summary.get("scanned_state"):
+        lines.append(f"scanned   : {summary['scanned_state']}")
+    if summary.get("solution") is not None:
+        lines.append(f"solution  : {summary['solution'] or '(already solved)'} "
+                     f"({summary.get('length_htm')} HTM, {summary.get('length_qtm')} QTM) by {summary.get('solver')}")
+    steps = summary.get("step_durations") or {}
+    if steps:
+        lines.append("steps     : " + " · ".join(f"{name} {steps[name]:.3f} s" for name in STEP_ORDER if name in steps))
+    if summary.get("actual_s") is not None:
+        lines.append(f"motor time: {summary['actual_s']:.2f} s (estimated {summary.get('estimated_s') or 0:.2f} s)")
+    if summary.get("host_overhead_s") is not None:
+        lines.append(f"host time : {summary['host_overhead_s']:.3f} s (everything but motor time)")
+    if summary.get("link"):
+        link = summary["link"]
+        lines.append("link      : " + ", ".join(f"{k} {v}" for k, v in link.items()))
+    return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""robotd end to end in simulation: real pyserial path to the simulated firmware, rendered camera, history."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from robot import assemble
+from robot.cli import main
+from robot.history import History
+
+FAST_RIG = """
+[rig]
+quarter_turn_s = 0.01
+half_turn_s = 0.015
+settle_s = 0.0
+"""
+
+
+def config(tmp_path, extra="", rig=FAST_RIG):
+    path = tmp_path / "robotd.toml"
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n{rig}\n{extra}')
+    return path
+
+
+def once(tmp_path, extra="", **options):
+    built = assemble.build(config(tmp_path, extra), sim=True, web=False)
+    try:
+        return built.once(**options)
+    finally:
+        built.close()
+
+
+@pytest.mark.parametrize("puzzle, moves, light", [(2, None, "tungsten"), (3, 4, "daylight")])
+def test_dry_run_ends_solved(tmp_path, puzzle, moves, light):
+    summary = once(tmp_path, puzzle=puzzle, seed=11, moves=moves, light=light)
+    assert summary["outcome"] == "done", summary["error"]
+    assert summary["solved"] and summary["puzzle"] == puzzle and summary["light"] == light
+    assert set(summary["step_durations"]) == {"scanning", "solving", "executing", "verifying"}
+
+
+def test_already_solved_cube_is_a_run_with_zero_moves(tmp_path):
+    summary = once(tmp_path, puzzle=3, moves=0)
+    assert summary["outcome"] == "done" and summary["solved"] and summary["length_htm"] == 0
+
+
+def test_frame_faults_do_not_stop_a_run(tmp_path):
+    faults = "[sim.faults]\ndrop = 0.2\ncorrupt = 0.02\nduplicate = 0.02\nseed = 3\n"
+    summary = once(tmp_path, faults, puzzle=2, seed=5)
+    assert summary["outcome"] == "done" and summary["solved"]
+    assert summary["link"].get("retransmissions", 0) > 0  # frames were lost and sent again
+
+
+@pytest.mark.parametrize("faults, words", [
+    ('stall = ["R"]', "a motor stalled"),
+    ("reset_after = 4", "the motor board reset during the run"),
+    ("close_after = 4", "serial port was lost"),
+    ("silent_after = 4", "went silent"),
+])
+def test_rig_faults_end_the_run_with_a_reason_and_are_recorded(tmp_path, faults, words):
+    summary = once(tmp_path, f"[sim.faults]\n{faults}\n", puzzle=2, seed=5, moves=None)
+    assert summary["outcome"] == "error" and not summary["solved"]
+    assert words in summary["error"]
+    run = History(tmp_path / "data" / "history.sqlite").get_run(summary["id"])
+    assert run["outcome"] == "error" and words in run["error"]
+
+
+def test_stop_mid_execution_halts_within_100_ms(tmp_path):
+    slow = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
+    built = assemble.build(config(tmp_path, rig=slow), sim=True, web=False)
+    try:
+        built.daemon.start_run(puzzle=2, seed=8)
+        deadline = time.time() + 20
+        while built.daemon.runner.phase != "executing" and time.time() < deadline:
+            time.sleep(0.002)
+        time.sleep(0.25)
+        asked = time.monotonic()
+        built.daemon.stop()
+        assert built.daemon.runner.wait(5)
+        handled = built.simulation.firmware.estop_times()
+        assert handled and handled[-1] - asked < 0.1
+        assert built.daemon.runner.phase == "stopped"
+    finally:
+        built.close()
+
+
+def test_kill_9_during_a_run_is_marked_interrupted_at_the_next_start(tmp_path):
+    slow = "[rig]\nquarter_turn_s = 0.5\nhalf_turn_s = 0.5\nsettle_s = 0.0\n"
+    path = config(tmp_path, rig=slow)
+    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once",
+                                "--puzzle", "2", "--seed", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    history_path = tmp_path / "data" / "history.sqlite"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if history_path.exists():
+            runs = History(history_path).list_runs()
+            if runs and runs[0]["solution"] is not None:
+                break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    assert main(["history", "--config", str(path), "--json"]) == 0
+    run = History(history_path).list_runs()[0]
+    assert run["outcome"] == "interrupted"
+
+
+def test_config_error_names_the_key_and_line(tmp_path, capsys):
+    path = config(tmp_path, "[sim]\npuzle = 3\n")
+    assert main(["--config", str(path), "--sim", "--once"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown option 'sim.puzle'" in err and "line" in err
+
+
+def test_once_prints_a_summary_and_json(tmp_path, capsys):
+    path = config(tmp_path)
+    assert main(["--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "cube solved" in out and "solution  :" in out and "motor time:" in out
+    assert main(["--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "3", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["solved"] is True and summary["scramble"]
+    assert main(["history", "--config", str(path)]) == 0
+    assert capsys.readouterr().out.count("done") == 2
+
+
+def test_sim_options_need_sim(tmp_path, capsys):
+    assert main(["--config", str(config(tmp_path)), "--once", "--seed", "3"]) == 2
+    assert "only apply with --sim" in capsys.readouterr().err
+
+
+def test_real_rig_needs_a_port(tmp_path, capsys):
+    assert main(["--config", str(config(tmp_path)), "--once"]) == 2
+    assert "[serial] port: required for a real rig" in capsys.readouterr().err
+
+
+def test_the_sample_config_is_valid():
+    parts = assemble.load_parts("deploy/robotd.toml", sim=False)
+    assert parts.sections["rig"].kind == "six-axis" and set(parts.sections["cameras"]) == {"ufr", "dlb"}

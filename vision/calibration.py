@@ -1,0 +1,142 @@
+"""A stored colour reference captured from a solved cube: a prior, never required.
+
+Scanning a solved cube in the rig records what each of the six colours
+looks like under that rig's light and camera (the *palette*), and, per
+sticker position, how much brighter or darker that spot of the image is
+than the rest of its face (*position gains*, which cancel vignetting and
+uneven light). The classifier uses both as a prior: position gains are
+divided out before anything else, and the palette pulls the adaptive colour
+references towards the calibrated colours. A scan without calibration works
+the same way, just without that help.
+
+File format (JSON)::
+
+    {"size": 3,
+     "palette": {"U": [r, g, b], "R": [...], ...},     # sRGB 0..255 per face colour
+     "position_gains": [[gr, gg, gb], ...] | null}    # one per facelet, linear light
+
+Unknown keys are an error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from solver.geometry import FACES, OPPOSITE
+
+from .errors import ScanError
+from .lab import linear_to_lab, linear_to_srgb, srgb_to_linear
+
+_KEYS = {"size", "palette", "position_gains"}
+_GAIN_RANGE = (0.2, 5.0)
+MAX_FACE_SPREAD = 30.0   # CIELAB distance of a sticker from its face's mean on a solved cube
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Colour reference of one rig. ``palette[f]``: sRGB of the colour on face f of the solved cube."""
+    size: int
+    palette: np.ndarray                      # (6, 3) sRGB, rows in face order U R F D L B
+    position_gains: np.ndarray | None = None  # (6 n^2, 3) linear gains, mean 1 over each face
+
+    @property
+    def palette_linear(self) -> np.ndarray:
+        return srgb_to_linear(self.palette)
+
+    def opposite_colour(self, index: int) -> int:
+        """Palette row of the colour opposite palette row ``index`` on the calibrated cube."""
+        return FACES.index(OPPOSITE[FACES[index]])
+
+    def flatten(self, linear: np.ndarray) -> np.ndarray:
+        """Divide out the position gains (vignetting, uneven light) from linear sticker colours."""
+        if self.position_gains is None:
+            return linear
+        return linear / self.position_gains
+
+    def to_json(self) -> dict:
+        gains = None if self.position_gains is None else np.round(self.position_gains, 5).tolist()
+        return {"size": self.size,
+                "palette": {f: np.round(self.palette[k], 2).tolist() for k, f in enumerate(FACES)},
+                "position_gains": gains}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+
+def calibrate(rgb: np.ndarray, per_position: bool = True) -> Calibration:
+    """Build a calibration from the sticker colours of a *solved* cube, in facelet order.
+
+    ``rgb``: (54, 3) or (24, 3) sRGB 0..255, as sampled by the rig. Every face
+    must show one colour; a face whose stickers differ much is reported.
+    """
+    rgb = _check_rgb(rgb)
+    size = 3 if len(rgb) == 54 else 2
+    per_face = size * size
+    linear = srgb_to_linear(rgb).reshape(6, per_face, 3)
+    face_mean = linear.mean(axis=1)
+    lab = linear_to_lab(linear)
+    spread = np.linalg.norm(lab - linear_to_lab(face_mean)[:, None, :], axis=2)
+    for k, face in enumerate(FACES):
+        worst = int(np.argmax(spread[k]))
+        if spread[k, worst] > MAX_FACE_SPREAD:
+            raise ScanError(f"calibration needs a solved cube, but sticker {face}{worst + 1} differs from "
+                            f"the rest of face {face} by {spread[k, worst]:.0f} CIELAB units")
+    gains = None
+    if per_position:
+        gains = (linear / np.maximum(face_mean[:, None, :], 1e-6)).reshape(-1, 3)
+        gains = np.clip(gains, *_GAIN_RANGE)
+    return Calibration(size, linear_to_srgb(face_mean), gains)
+
+
+def _check_rgb(rgb) -> np.ndarray:
+    try:
+        array = np.asarray(rgb, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ScanError("sticker colours must be a list of [r, g, b] numbers") from None
+    if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] not in (54, 24):
+        raise ScanError(f"expected 54 (3x3x3) or 24 (2x2x2) [r, g, b] triples, got shape {array.shape}")
+    return array
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read a calibration file (see the module docstring); every problem is a ScanError."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise ScanError(f"cannot read calibration {path}: {error}") from None
+    return calibration_from_json(data, str(path))
+
+
+def calibration_from_json(data: dict, where: str = "calibration") -> Calibration:
+    """Validate a calibration's JSON object (unknown keys are errors)."""
+    if not isinstance(data, dict):
+        raise ScanError(f"{where}: expected a JSON object")
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ScanError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(_KEYS))})")
+    size = data.get("size")
+    if size not in (2, 3):
+        raise ScanError(f"{where}: 'size' must be 2 or 3, got {size!r}")
+    palette = data.get("palette")
+    if not isinstance(palette, dict) or sorted(palette) != sorted(FACES):
+        raise ScanError(f"{where}: 'palette' must map each of U R F D L B to [r, g, b]")
+    try:
+        rows = np.array([[float(v) for v in palette[f]] for f in FACES])
+    except (TypeError, ValueError):
+        raise ScanError(f"{where}: 'palette' values must be [r, g, b] numbers") from None
+    if rows.shape != (6, 3) or not np.all((rows >= 0) & (rows <= 255)):
+        raise ScanError(f"{where}: 'palette' values must be [r, g, b] with each number in 0..255")
+    gains = data.get("position_gains")
+    if gains is not None:
+        try:
+            gains = np.array(gains, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ScanError(f"{where}: 'position_gains' must be a list of [r, g, b] numbers") from None
+        if gains.shape != (6 * size * size, 3) or not np.all((gains >= _GAIN_RANGE[0]) & (gains <= _GAIN_RANGE[1])):
+            raise ScanError(f"{where}: 'position_gains' must hold {6 * size * size} [r, g, b] gains "
+                            f"between {_GAIN_RANGE[0]} and {_GAIN_RANGE[1]}")
+    return Calibration(size, rows, gains)
