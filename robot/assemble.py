@@ -216,7 +216,7 @@ def default_names(simulation: Simulation) -> tuple[str, ...]:
 
 
 def _one_frame(simulation: Simulation, name: str) -> Callable:
-    return lambda: simulation.frames()[name]
+    return lambda: simulation.preview(name)
 
 
 def _rig_parts(parts: Parts, closers: list):

@@ -64,6 +64,8 @@ class Simulation:
         self.seed: int | None = None
         self._frame = 0
         self._lock = threading.Lock()
+        self._preview: dict[str, np.ndarray] = {}
+        self._preview_key: tuple | None = None
         firmware.set_state(solver.scramble(settings.puzzle, seed=0, length=0)["state"])
 
     def prepare(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
@@ -104,6 +106,19 @@ class Simulation:
             light = self.light
         return render_views(self.firmware.cube, self.settings.cameras, light, rng,
                             blur=self.settings.blur, jpeg=self.settings.jpeg)
+
+    def preview(self, name: str) -> np.ndarray:
+        """The dashboard's live view of one camera: re-rendered only when the cube or the light changed."""
+        key = (self.firmware.cube, self.light)
+        with self._lock:
+            cached = self._preview if self._preview_key == key else None
+        if cached is None:
+            rng = np.random.default_rng(0)
+            cached = render_views(key[0], self.settings.cameras, key[1], rng, blur=self.settings.blur,
+                                  jpeg=self.settings.jpeg)
+            with self._lock:
+                self._preview, self._preview_key = cached, key
+        return cached[name]
 
     def solved(self) -> bool:
         return is_solved(self.firmware.cube)

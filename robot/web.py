@@ -165,7 +165,10 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
 
     @app.get("/api/status")
     def status() -> dict:
-        return {**daemon.status(), "auth_required": settings.requires_key}
+        broadcaster: Broadcaster | None = state.get("broadcaster")
+        web = None if broadcaster is None else {"clients": len(broadcaster.clients),
+                                                "dropped_clients": broadcaster.dropped}
+        return {**daemon.status(), "auth_required": settings.requires_key, "web": web}
 
     @app.post("/api/runs", status_code=201, dependencies=[Depends(require_key)])
     def start_run(request: RunRequest | None = None) -> dict:

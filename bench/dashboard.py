@@ -1,0 +1,193 @@
+"""Benchmark of the dashboard under load; prints one JSON object.
+
+    python bench/dashboard.py [--quick] [--clients N] [--runs R]
+
+Starts ``robotd --sim`` as a separate process on a free port, then:
+
+- ``websocket``: R runs with no WebSocket client, then R runs with N clients
+  connected. Reports each set's motor time (the runs' ``executing`` step,
+  median) and, per client, whether it received every event of every run in
+  order (contiguous ``seq``), and the delivery delay (receive time minus the
+  event's time stamp), median and p99.
+- ``slow_client``: the same N fast clients plus one that never reads (small
+  socket buffer), over more runs; the server must drop the slow one
+  (``server_dropped_clients_total``) and the others must still get every
+  event, without extra delay.
+- ``mjpeg``: frames per second of ``/stream/<camera>`` from the simulated
+  camera over a few seconds, and the daemon process's CPU use meanwhile
+  (percent of one core, from /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import websockets
+
+CONFIG = """[robotd]
+data_dir = "{data}"
+[rig]
+quarter_turn_s = 0.05
+half_turn_s = 0.08
+settle_s = 0.0
+[web]
+port = {port}
+client_queue = {queue}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(url: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.loads(reply.read())
+
+
+def start_daemon(directory: Path, queue: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    config = directory / "robotd.toml"
+    config.write_text(CONFIG.format(data=directory / "data", port=port, queue=queue))
+    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(config), "--sim"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            http(f"{base}/api/status")
+            return process, base
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("robotd --sim did not start: " + (process.stdout.read() if process.stdout else ""))
+
+
+async def wait_idle(base: str) -> None:
+    while http(f"{base}/api/status")["phase"] in ("scanning", "solving", "executing", "verifying"):
+        await asyncio.sleep(0.05)
+
+
+async def do_runs(base: str, runs: int, seed0: int) -> list[float]:
+    executing = []
+    for k in range(runs):
+        run_id = http(f"{base}/api/runs", {"puzzle": 2, "seed": seed0 + k})["run_id"]
+        await asyncio.sleep(0.05)
+        await wait_idle(base)
+        run = http(f"{base}/api/runs/{run_id}")
+        executing.append(run["step_durations"].get("executing", 0.0))
+    return executing
+
+
+async def client(url: str, received: list, closed: dict, read: bool = True, rcvbuf: int | None = None) -> None:
+    sock = None
+    if rcvbuf:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        sock.connect((host, int(port)))
+    async with websockets.connect(url, sock=sock, max_queue=None if read else 1) as ws:
+        try:
+            while True:
+                if not read:
+                    await asyncio.sleep(3600)
+                message = json.loads(await ws.recv())
+                if message["kind"] != "snapshot":
+                    received.append((time.time(), message))
+        except (websockets.ConnectionClosed, asyncio.CancelledError) as error:
+            closed["code"] = getattr(getattr(error, "rcvd", None), "code", None)
+
+
+def delivery(received: list) -> dict:
+    seqs = [m["seq"] for _, m in received]
+    delays = sorted(t - m["t"] for t, m in received)
+    return {"events": len(seqs), "in_order_no_gap": seqs == list(range(seqs[0], seqs[0] + len(seqs))) if seqs else False,
+            "delay_ms_median": round(statistics.median(delays) * 1000, 2) if delays else None,
+            "delay_ms_p99": round(delays[int(0.99 * (len(delays) - 1))] * 1000, 2) if delays else None}
+
+
+async def with_clients(base: str, clients: int, runs: int, seed0: int, slow: bool = False) -> dict:
+    url = base.replace("http", "ws") + "/ws"
+    logs = [[] for _ in range(clients)]
+    closed = [{} for _ in range(clients)]
+    tasks = [asyncio.create_task(client(url, logs[i], closed[i])) for i in range(clients)]
+    slow_closed: dict = {}
+    if slow:
+        tasks.append(asyncio.create_task(client(url, [], slow_closed, read=False, rcvbuf=2048)))
+    await asyncio.sleep(1.0)
+    executing = await do_runs(base, runs, seed0)
+    await asyncio.sleep(0.5)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    per_client = [delivery(log) for log in logs]
+    result = {"executing_s_median": round(statistics.median(executing), 3),
+              "clients_all_events_in_order": all(c["in_order_no_gap"] for c in per_client),
+              "events_per_client": sorted({c["events"] for c in per_client}),
+              "delay_ms_median": round(statistics.median(c["delay_ms_median"] for c in per_client), 2),
+              "delay_ms_p99_worst": max(c["delay_ms_p99"] for c in per_client)}
+    result["server_dropped_clients_total"] = http(f"{base}/api/status")["web"]["dropped_clients"]
+    return result
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def mjpeg(base: str, pid: int, seconds: float) -> dict:
+    camera = http(f"{base}/api/cameras")["cameras"][0]["name"]
+    frames, started, cpu0 = 0, time.perf_counter(), cpu_seconds(pid)
+    with urllib.request.urlopen(f"{base}/stream/{camera}", timeout=30) as stream:
+        while time.perf_counter() - started < seconds:
+            line = stream.readline()
+            if line.startswith(b"--frame"):
+                frames += 1
+    elapsed = time.perf_counter() - started
+    return {"camera": camera, "fps": round(frames / elapsed, 2),
+            "daemon_cpu_percent_of_one_core": round(100 * (cpu_seconds(pid) - cpu0) / elapsed, 1)}
+
+
+async def bench(clients: int, runs: int, slow_runs: int, mjpeg_s: float) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        process, base = start_daemon(Path(tmp), queue=64)
+        try:
+            baseline = await do_runs(base, runs, 100)
+            loaded = await with_clients(base, clients, runs, 100)
+            slow = await with_clients(base, clients, slow_runs, 100, slow=True)
+            stream = mjpeg(base, process.pid, mjpeg_s)
+        finally:
+            process.terminate()
+            process.wait(10)
+    return {"websocket": {"clients": clients, "runs_each": runs,
+                          "executing_s_median_no_clients": round(statistics.median(baseline), 3),
+                          "with_clients": loaded},
+            "slow_client": slow, "mjpeg": stream}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    runs, slow_runs, mjpeg_s = (2, 6, 3.0) if args.quick else (args.runs, 20, 10.0)
+    print(json.dumps(asyncio.run(bench(args.clients, runs, slow_runs, mjpeg_s)), indent=2))
+
+
+if __name__ == "__main__":
+    main()

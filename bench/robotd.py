@@ -1,0 +1,138 @@
+"""Benchmark of complete robotd dry runs in simulation; prints one JSON object.
+
+    python bench/robotd.py [--quick] [--runs N] [--moves3 K] [--budget-s S]
+
+- ``dry_runs``: N consecutive ``--once`` runs, alternating 2x2x2 and 3x3x3,
+  seeded, cycling through the lighting presets, through the real pyserial
+  path to the simulated firmware; solved count and host overhead (wall time
+  of the run minus the simulated motor time), median per puzzle.
+- ``faults``: frame loss/corruption/duplication (the run must still end
+  solved) and a stalled motor, a board reset and an unplugged cable (the run
+  must end ``error`` with a message saying which, recorded in the history).
+- ``stop``: time from ``stop()`` to the simulated firmware handling the
+  emergency stop, mid-execution, median and max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# run as a script, this folder comes first on sys.path, and bench/serial.py would shadow pyserial
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from robot import assemble  # noqa: E402
+from robot.history import History  # noqa: E402
+from vision import PRESETS  # noqa: E402
+
+RIG = "[rig]\nquarter_turn_s = {q}\nhalf_turn_s = {h}\nsettle_s = 0.0\n"
+FAULT_CASES = {
+    "frames": ("drop = 0.1\ncorrupt = 0.01\nduplicate = 0.01\nseed = 7", None),
+    "stall": ('stall = ["R"]', "a motor stalled"),
+    "reset": ("reset_after = 6", "the motor board reset during the run"),
+    "unplug": ("close_after = 6", "serial port was lost"),
+}
+
+
+def write_config(directory: Path, budget_s: float, faults: str = "", q: float = 0.02, h: float = 0.03) -> Path:
+    path = directory / "robotd.toml"
+    text = f'[robotd]\ndata_dir = "{directory / "data"}"\n[solver]\nbudget_s = {budget_s}\n' + RIG.format(q=q, h=h)
+    if faults:
+        text += f"[sim.faults]\n{faults}\n"
+    path.write_text(text)
+    return path
+
+
+def once(config: Path, **options) -> dict:
+    built = assemble.build(config, sim=True, web=False)
+    try:
+        return built.once(**options)
+    finally:
+        built.close()
+
+
+def dry_runs(count: int, budget_s: float, moves3: int | None) -> dict:
+    presets = list(PRESETS)
+    results = {2: [], 3: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        config = write_config(Path(tmp), budget_s)
+        for k in range(count):
+            puzzle = 2 if k % 2 == 0 else 3
+            summary = once(config, puzzle=puzzle, seed=1000 + k, light=presets[k % len(presets)],
+                           moves=moves3 if puzzle == 3 else None)
+            results[puzzle].append(summary)
+    return {f"{p}x{p}x{p}": _dry_run_figures(runs) for p, runs in results.items() if runs}
+
+
+def _dry_run_figures(runs: list[dict]) -> dict:
+    overhead = [r["host_overhead_s"] for r in runs if r["host_overhead_s"] is not None]
+    solve = [r["step_durations"].get("solving") for r in runs if r["step_durations"].get("solving") is not None]
+    return {"runs": len(runs), "solved": sum(bool(r["solved"]) for r in runs),
+            "errors": sorted({r["error"].split(";")[0] for r in runs if r["error"]}),
+            "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
+            "solve_s_median": round(statistics.median(solve), 3) if solve else None,
+            "mean_htm": round(statistics.mean(r["length_htm"] for r in runs if r["solved"]), 2)
+            if any(r["solved"] for r in runs) else None}
+
+
+def faults(budget_s: float) -> dict:
+    report = {}
+    for name, (faults_text, expected) in FAULT_CASES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            config = write_config(Path(tmp), budget_s, faults_text)
+            summary = once(config, puzzle=2, seed=21)
+            stored = History(Path(tmp) / "data" / "history.sqlite").get_run(summary["id"])
+        if expected is None:
+            ok = summary["solved"]
+        else:
+            ok = summary["outcome"] == "error" and expected in (summary["error"] or "") and stored["outcome"] == "error"
+        report[name] = {"as_expected": bool(ok), "outcome": summary["outcome"], "error": summary["error"],
+                        "link": summary["link"]}
+    return report
+
+
+def stop_latency(repeats: int, budget_s: float) -> dict:
+    delays = []
+    with tempfile.TemporaryDirectory() as tmp:
+        config = write_config(Path(tmp), budget_s, q=0.2, h=0.3)
+        built = assemble.build(config, sim=True, web=False)
+        try:
+            for k in range(repeats):
+                built.daemon.start_run(puzzle=2, seed=50 + k)
+                while built.daemon.runner.phase != "executing":
+                    time.sleep(0.001)
+                time.sleep(0.3)
+                asked = time.monotonic()
+                built.daemon.stop()
+                built.daemon.runner.wait(10)
+                delays.append(built.simulation.firmware.estop_times()[-1] - asked)
+        finally:
+            built.close()
+    return {"repeats": repeats, "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
+            "estop_handled_ms_max": round(max(delays) * 1000, 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="6 dry runs and 3 stops (under a minute)")
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--moves3", type=int, default=None,
+                        help="3x3x3 scrambles of K random moves (default: robotd's 25-move scramble)")
+    parser.add_argument("--budget-s", type=float, default=30.0, help="3x3x3 solver budget per run")
+    args = parser.parse_args()
+    runs, stops = (6, 3) if args.quick else (args.runs, 10)
+    started = time.perf_counter()
+    result = {"dry_runs": dry_runs(runs, args.budget_s, args.moves3), "faults": faults(args.budget_s),
+              "stop": stop_latency(stops, args.budget_s),
+              "settings": {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s}}
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
