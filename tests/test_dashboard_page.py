@@ -509,3 +509,32 @@ def test_stickers_scanned_with_low_confidence_are_marked(serve, page):
     assert "1 sticker read with low confidence" in page.inner_text("#scan-caption")
     assert page.locator("#net .doubtful").count() == 0  # the live net has moved on from the scan
     assert "1 sticker in doubt" in page.inner_text("#log")
+
+
+def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
+    """The real thing: ``robotd --sim`` in its own process, simulated firmware on a pty, rendered cameras."""
+    import subprocess
+    import sys
+
+    port = free_port()
+    config = tmp_path / "robotd.toml"
+    config.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[web]\nport = {port}\n'
+                      "[rig]\nquarter_turn_s = 0.03\nhalf_turn_s = 0.05\nsettle_s = 0.0\n")
+    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(config), "--sim"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                assert process.poll() is None, process.stdout.read()
+                assert time.time() < deadline, "robotd --sim did not start listening"
+                time.sleep(0.1)
+        check_a_run_from_the_page(page, url, tmp_path)
+        assert not page.problems, page.problems
+    finally:
+        process.terminate()
+        process.wait(10)
