@@ -186,12 +186,25 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
         if sim:
             raise
         log.warning("%s (robotd retries before each run)", error)
+    _warm_up_solvers(sections["run"])
     runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"])
     calibration = _CalibrationStore(scanner, cameras, parts.daemon.data_dir)
     daemon = Daemon(runner=runner, history=history, bus=bus, rig=sections["rig"], cameras=cameras,
                     link_status=link.status, simulation=simulation, calibration=calibration.page,
                     set_calibration=calibration.update)
     return Built(parts, daemon, simulation, closers)
+
+
+def _warm_up_solvers(settings) -> None:
+    """Load the solver tables and the network now, so that no run pays for it."""
+    from solver.heuristic import load_model
+    from solver.pocket import load_table
+    from solver.twophase import prepare
+
+    load_table(settings.metric)
+    load_model()
+    if settings.solve_fallback == "two-phase":
+        prepare()
 
 
 def _simulated_parts(parts: Parts, closers: list):

@@ -61,6 +61,8 @@ class RunSettings:
     solve_budget_s: float = 30.0
     solve_weight: float | None = None
     solve_batch: int | None = None
+    solve_fallback: str | None = None
+    fallback_budget_s: float = 1.0
     metric: str = "htm"
     execute_margin_s: float = 10.0
     execute_factor: float = 2.0
@@ -190,7 +192,8 @@ class Runner:
         scan = self._scan_with_retries(run_id)
         self.history.update_run(run_id, puzzle=3 if len(scan.state) == 54 else 2, scanned_state=scan.state)
         self._set_phase("solving")
-        solution = self._step("solving", lambda: self._solve(scan.state), self.settings.solve_budget_s + 10)
+        solution = self._step("solving", lambda: self._solve(scan.state),
+                              self.settings.solve_budget_s + self.settings.fallback_budget_s + 10)
         plan = self.rig.plan(solution.moves)
         estimated = estimate_s(plan)
         self.history.update_run(run_id, solver=_solver_name(solution), solver_params=solution.details,
@@ -241,15 +244,19 @@ class Runner:
             options["weight"] = self.settings.solve_weight
         if self.settings.solve_batch is not None:
             options["batch"] = self.settings.solve_batch
+        if self.settings.solve_fallback is not None:
+            options.update(fallback=self.settings.solve_fallback, fallback_budget_s=self.settings.fallback_budget_s)
         solution = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s, **options)
         if not solution.found:
+            fallback = (f" nor by the {self.settings.solve_fallback} fallback in {self.settings.fallback_budget_s:g} s"
+                        if self.settings.solve_fallback else "")
             raise RobotError(f"no solution found within the {self.settings.solve_budget_s:g} s solver budget "
-                             f"({solution.details.get('nodes_generated', 0):,} nodes); state {state}")
+                             f"({solution.details.get('nodes_generated', 0):,} nodes){fallback}; state {state}")
         return solution
 
 
 def _solver_name(solution: solver.Solution) -> str:
-    return "pocket-table" if solution.puzzle == 2 else "neural-astar"
+    return "pocket-table" if solution.puzzle == 2 else solution.details.get("solver", "neural-astar")
 
 
 __all__ = ["PHASES", "Runner", "RunSettings", "ScanResult", "Stopped", "is_solved"]

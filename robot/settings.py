@@ -44,11 +44,14 @@ def run_settings(config: Config) -> RunSettings:
     """``[solver]`` (budget and search parameters) and ``[run]`` (retries, timeouts, verification)."""
     solver = config.section("solver")
     run = config.section("run")
+    fallback = solver.get_str("fallback", "two-phase", choices=("two-phase", "none"))
     return RunSettings(
         metric=solver.get_str("metric", "htm", choices=METRICS),
-        solve_budget_s=solver.get_float("budget_s", 30.0, above=0, maxval=3600),
+        solve_budget_s=solver.get_float("budget_s", 3.0, above=0, maxval=3600),
         solve_weight=solver.get_float("weight", DEFAULT_WEIGHT, above=0, maxval=100),
         solve_batch=solver.get_int("batch", DEFAULT_BATCH, minval=1, maxval=100_000),
+        solve_fallback=None if fallback == "none" else fallback,
+        fallback_budget_s=solver.get_float("fallback_budget_s", 1.0, above=0, maxval=600),
         verify=run.get_bool("verify", True),
         scan_retries=run.get_int("scan_retries", 2, minval=0, maxval=20),
         scan_timeout_s=run.get_float("scan_timeout_s", 20.0, above=0, maxval=600),

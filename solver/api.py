@@ -18,8 +18,10 @@ from .notation import check_metric, format_moves, inverse_moves, move_length, pa
 from .pocket import load_table
 from .pocket_coords import STATES
 from .scramble import random_scrambles
+from .twophase import DEFAULT_BUDGET_S as DEFAULT_FALLBACK_BUDGET_S, solve_two_phase
 
 DEFAULT_SCRAMBLE_LENGTH = 25  # 3x3 scrambles without a uniformly random state solver
+FALLBACKS = ("two-phase",)
 
 
 @dataclass
@@ -48,16 +50,21 @@ class Solution:
 
 
 def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: float = DEFAULT_WEIGHT,
-          batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000) -> Solution:
+          batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000, fallback: str | None = None,
+          fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
 
     2x2x2: optimal in the chosen metric, from the BFS table (the search
     arguments do not apply). 3x3x3: batched weighted A* over quarter turns with
     the shipped cost-to-go network, within ``budget_s`` seconds and
     ``max_nodes`` generated nodes; ``found`` is False when a budget ran out.
+    With ``fallback="two-phase"``, a 3x3x3 that A* did not solve in its budget
+    is solved by Kociemba's two-phase algorithm within ``fallback_budget_s``
+    seconds, and ``details["solver"]`` says which solver answered.
     Raises ``InvalidState`` for a malformed or impossible state.
     """
     check_metric(metric)
+    _check_fallback(fallback, fallback_budget_s)
     start = time.perf_counter()
     cube = from_facelets(state)
     if cube.size == 2:
@@ -66,7 +73,22 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: fl
     result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes)
     details = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
                "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch}
-    return Solution(simplify_moves(result.moves), metric, time.perf_counter() - start, 3, result.found, details)
+    moves, found = result.moves, result.found
+    if fallback is not None:
+        details["solver"] = "neural-astar"
+        if not found:
+            two_phase = solve_two_phase(cube, fallback_budget_s)  # None only if it found nothing in its budget
+            moves, found, details["solver"] = two_phase or [], two_phase is not None, "two-phase"
+    return Solution(simplify_moves(moves), metric, time.perf_counter() - start, 3, found, details)
+
+
+def _check_fallback(fallback: str | None, budget_s: float) -> None:
+    if fallback is None:
+        return
+    if fallback not in FALLBACKS:
+        raise InvalidState(f"unknown fallback solver {fallback!r}: use {' or '.join(map(repr, FALLBACKS))} or None")
+    if not budget_s > 0:
+        raise InvalidState(f"the fallback time budget must be positive, got {budget_s} s")
 
 
 def apply(state: str, moves: str) -> str:

@@ -141,3 +141,16 @@ def test_real_rig_needs_a_port(tmp_path, capsys):
 def test_the_sample_config_is_valid():
     parts = assemble.load_parts("deploy/robotd.toml", sim=False)
     assert parts.sections["rig"].kind == "six-axis" and set(parts.sections["cameras"]) == {"ufr", "dlb"}
+
+
+def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_path):
+    path = tmp_path / "robotd.toml"
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 0.2\n'
+                    f'fallback = "two-phase"\nfallback_budget_s = 1.0\n{FAST_RIG}')
+    built = assemble.build(path, sim=True, web=False)
+    try:
+        summary = built.once(puzzle=3, seed=7)
+    finally:
+        built.close()
+    assert summary["outcome"] == "done" and summary["solved"]
+    assert summary["solver"] in ("two-phase", "neural-astar") and summary["length_htm"] <= 30
