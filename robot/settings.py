@@ -47,7 +47,7 @@ def run_settings(config: Config) -> RunSettings:
     fallback = solver.get_str("fallback", "two-phase", choices=("two-phase", "none"))
     return RunSettings(
         metric=solver.get_str("metric", "htm", choices=METRICS),
-        solve_budget_s=solver.get_float("budget_s", 3.0, above=0, maxval=3600),
+        solve_budget_s=solver.get_float("budget_s", 1.0, above=0, maxval=3600),
         solve_weight=solver.get_float("weight", DEFAULT_WEIGHT, above=0, maxval=100),
         solve_batch=solver.get_int("batch", DEFAULT_BATCH, minval=1, maxval=100_000),
         solve_fallback=None if fallback == "none" else fallback,
