@@ -39,9 +39,10 @@ FAULT_CASES = {
 }
 
 
-def write_config(directory: Path, budget_s: float, faults: str = "", q: float = 0.02, h: float = 0.03) -> Path:
+def write_config(directory: Path, budget_s: float | None, faults: str = "", q: float = 0.02, h: float = 0.03) -> Path:
     path = directory / "robotd.toml"
-    text = f'[robotd]\ndata_dir = "{directory / "data"}"\n[solver]\nbudget_s = {budget_s}\n' + RIG.format(q=q, h=h)
+    solver = "" if budget_s is None else f"[solver]\nbudget_s = {budget_s}\n"
+    text = f'[robotd]\ndata_dir = "{directory / "data"}"\n{solver}' + RIG.format(q=q, h=h)
     if faults:
         text += f"[sim.faults]\n{faults}\n"
     path.write_text(text)
@@ -56,7 +57,7 @@ def once(config: Path, **options) -> dict:
         built.close()
 
 
-def dry_runs(count: int, budget_s: float, moves3: int | None) -> dict:
+def dry_runs(count: int, budget_s: float | None, moves3: int | None) -> dict:
     presets = list(PRESETS)
     results = {2: [], 3: []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +73,9 @@ def dry_runs(count: int, budget_s: float, moves3: int | None) -> dict:
 def _dry_run_figures(runs: list[dict]) -> dict:
     overhead = [r["host_overhead_s"] for r in runs if r["host_overhead_s"] is not None]
     solve = [r["step_durations"].get("solving") for r in runs if r["step_durations"].get("solving") is not None]
+    solvers = [r["solver"] for r in runs if r["solver"]]
     return {"runs": len(runs), "solved": sum(bool(r["solved"]) for r in runs),
+            "solved_by": {name: solvers.count(name) for name in sorted(set(solvers))},
             "errors": sorted({r["error"].split(";")[0] for r in runs if r["error"]}),
             "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
             "solve_s_median": round(statistics.median(solve), 3) if solve else None,
@@ -80,7 +83,7 @@ def _dry_run_figures(runs: list[dict]) -> dict:
             if any(r["solved"] for r in runs) else None}
 
 
-def faults(budget_s: float) -> dict:
+def faults(budget_s: float | None) -> dict:
     report = {}
     for name, (faults_text, expected) in FAULT_CASES.items():
         with tempfile.TemporaryDirectory() as tmp:
@@ -96,7 +99,7 @@ def faults(budget_s: float) -> dict:
     return report
 
 
-def stop_latency(repeats: int, budget_s: float) -> dict:
+def stop_latency(repeats: int, budget_s: float | None) -> dict:
     delays = []
     with tempfile.TemporaryDirectory() as tmp:
         config = write_config(Path(tmp), budget_s, q=0.2, h=0.3)
@@ -123,7 +126,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--moves3", type=int, default=None,
                         help="3x3x3 scrambles of K random moves (default: robotd's 25-move scramble)")
-    parser.add_argument("--budget-s", type=float, default=30.0, help="3x3x3 solver budget per run")
+    parser.add_argument("--budget-s", type=float, default=None,
+                        help="3x3x3 neural A* budget per run (default: robotd's default)")
     args = parser.parse_args()
     runs, stops = (6, 3) if args.quick else (args.runs, 10)
     started = time.perf_counter()
