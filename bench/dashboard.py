@@ -184,8 +184,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--slow-runs", type=int, default=20, help="runs while the slow client is connected")
     args = parser.parse_args()
-    runs, slow_runs, mjpeg_s = (2, 6, 3.0) if args.quick else (args.runs, 20, 10.0)
+    runs, slow_runs, mjpeg_s = (2, 6, 3.0) if args.quick else (args.runs, args.slow_runs, 10.0)
     print(json.dumps(asyncio.run(bench(args.clients, runs, slow_runs, mjpeg_s)), indent=2))
 
 
