@@ -9,10 +9,11 @@ Starts ``robotd --sim`` as a separate process on a free port, then:
   median) and, per client, whether it received every event of every run in
   order (contiguous ``seq``), and the delivery delay (receive time minus the
   event's time stamp), median and p99.
-- ``slow_client``: the same N fast clients plus one that never reads (small
-  socket buffer), over more runs; the server must drop the slow one
-  (``server_dropped_clients_total``) and the others must still get every
-  event, without extra delay.
+- ``slow_client``: the same N clients plus one that opens the event stream
+  and never reads (tiny receive buffer); runs go on until the server drops
+  it, once the socket buffers are full and its queue overflows
+  (``stalled_client_dropped``); the others must still get
+  every event, without extra delay.
 - ``mjpeg``: frames per second of ``/stream/<camera>`` from the simulated
   camera over a few seconds, and the daemon process's CPU use meanwhile
   (percent of one core, from /proc).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import socket
@@ -38,8 +40,8 @@ import websockets
 CONFIG = """[robotd]
 data_dir = "{data}"
 [rig]
-quarter_turn_s = 0.05
-half_turn_s = 0.08
+quarter_turn_s = 0.02
+half_turn_s = 0.03
 settle_s = 0.0
 [web]
 port = {port}
@@ -82,9 +84,11 @@ async def wait_idle(base: str) -> None:
         await asyncio.sleep(0.05)
 
 
-async def do_runs(base: str, runs: int, seed0: int) -> list[float]:
+async def do_runs(base: str, runs: int, seed0: int, until_dropped: bool = False) -> list[float]:
     executing = []
     for k in range(runs):
+        if until_dropped and http(f"{base}/api/status")["web"]["dropped_clients"]:
+            break
         run_id = http(f"{base}/api/runs", {"puzzle": 2, "seed": seed0 + k})["run_id"]
         await asyncio.sleep(0.05)
         await wait_idle(base)
@@ -93,23 +97,27 @@ async def do_runs(base: str, runs: int, seed0: int) -> list[float]:
     return executing
 
 
-async def client(url: str, received: list, closed: dict, read: bool = True, rcvbuf: int | None = None) -> None:
-    sock = None
-    if rcvbuf:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        host, port = url.split("//")[1].split("/")[0].split(":")
-        sock.connect((host, int(port)))
-    async with websockets.connect(url, sock=sock, max_queue=None if read else 1) as ws:
+async def client(url: str, received: list) -> None:
+    async with websockets.connect(url, max_queue=None) as ws:
         try:
             while True:
-                if not read:
-                    await asyncio.sleep(3600)
                 message = json.loads(await ws.recv())
                 if message["kind"] != "snapshot":
                     received.append((time.time(), message))
-        except (websockets.ConnectionClosed, asyncio.CancelledError) as error:
-            closed["code"] = getattr(getattr(error, "rcvd", None), "code", None)
+        except (websockets.ConnectionClosed, asyncio.CancelledError):
+            pass
+
+
+def stalled_client(base: str) -> socket.socket:
+    """A browser that opens the event stream and then never reads: WebSocket handshake, tiny receive buffer."""
+    host, port = base.split("//")[1].split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.connect((host, int(port)))
+    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                 "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    return sock
 
 
 def delivery(received: list) -> dict:
@@ -123,13 +131,10 @@ def delivery(received: list) -> dict:
 async def with_clients(base: str, clients: int, runs: int, seed0: int, slow: bool = False) -> dict:
     url = base.replace("http", "ws") + "/ws"
     logs = [[] for _ in range(clients)]
-    closed = [{} for _ in range(clients)]
-    tasks = [asyncio.create_task(client(url, logs[i], closed[i])) for i in range(clients)]
-    slow_closed: dict = {}
-    if slow:
-        tasks.append(asyncio.create_task(client(url, [], slow_closed, read=False, rcvbuf=2048)))
+    tasks = [asyncio.create_task(client(url, logs[i])) for i in range(clients)]
+    stalled = stalled_client(base) if slow else None
     await asyncio.sleep(1.0)
-    executing = await do_runs(base, runs, seed0)
+    executing = await do_runs(base, runs, seed0, until_dropped=slow)
     await asyncio.sleep(0.5)
     for task in tasks:
         task.cancel()
@@ -141,6 +146,10 @@ async def with_clients(base: str, clients: int, runs: int, seed0: int, slow: boo
               "delay_ms_median": round(statistics.median(c["delay_ms_median"] for c in per_client), 2),
               "delay_ms_p99_worst": max(c["delay_ms_p99"] for c in per_client)}
     result["server_dropped_clients_total"] = http(f"{base}/api/status")["web"]["dropped_clients"]
+    if stalled is not None:
+        result["stalled_client_dropped"] = result["server_dropped_clients_total"] > 0
+        result["runs_while_stalled_client_connected"] = len(executing)
+        stalled.close()
     return result
 
 
@@ -184,9 +193,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--slow-runs", type=int, default=20, help="runs while the slow client is connected")
+    parser.add_argument("--slow-runs", type=int, default=150,
+                        help="at most this many runs while the stalled client is connected")
     args = parser.parse_args()
-    runs, slow_runs, mjpeg_s = (2, 6, 3.0) if args.quick else (args.runs, args.slow_runs, 10.0)
+    runs, slow_runs, mjpeg_s = (2, 40, 3.0) if args.quick else (args.runs, args.slow_runs, 10.0)
     print(json.dumps(asyncio.run(bench(args.clients, runs, slow_runs, mjpeg_s)), indent=2))
 
 

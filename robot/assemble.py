@@ -8,6 +8,7 @@ firmware), the run history and the dashboard.
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -151,9 +152,10 @@ class Built:
         config = uvicorn.Config(app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning",
                                 timeout_graceful_shutdown=2)
         server = uvicorn.Server(config)
+        listener = _listen(web.host, web.port)
         print(f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
               flush=True)
-        server.run()
+        server.run(sockets=[listener])
 
     def close(self) -> None:
         self.daemon.close()
@@ -162,6 +164,29 @@ class Built:
                 close()
             except Exception:  # closing is best effort; the process is ending
                 log.exception("closing %r failed", close)
+
+
+SEND_BUFFER_BYTES = 64 * 1024
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The dashboard's listening socket, with a bounded kernel send buffer per connection.
+
+    Connections inherit it: a browser that stops reading then blocks its own
+    sender within a few hundred events, its event queue fills and it is
+    dropped, instead of the kernel buffering megabytes for it.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise ConfigError(f"[web] cannot listen on {host}:{port}: {error.strerror}") from None
+    listener.listen(64)
+    return listener
 
 
 def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, port: int | None = None) -> Built:
