@@ -13,7 +13,7 @@ File format (JSON)::
 
     {"size": 3,
      "palette": {"U": [r, g, b], "R": [...], ...},     # sRGB 0..255 per face colour
-     "position_gains": [[gr, gg, gb], ...] | null}    # one per facelet, linear light
+     "position_gains": [g, ...] | null}                # one per facelet, linear light
 
 Unknown keys are an error.
 """
@@ -29,7 +29,7 @@ import numpy as np
 from solver.geometry import FACES, OPPOSITE
 
 from .errors import ScanError
-from .lab import linear_to_lab, linear_to_srgb, srgb_to_linear
+from .lab import linear_to_lab, linear_to_srgb, luminance, srgb_to_linear
 
 _KEYS = {"size", "palette", "position_gains"}
 _GAIN_RANGE = (0.2, 5.0)
@@ -41,7 +41,7 @@ class Calibration:
     """Colour reference of one rig. ``palette[f]``: sRGB of the colour on face f of the solved cube."""
     size: int
     palette: np.ndarray                      # (6, 3) sRGB, rows in face order U R F D L B
-    position_gains: np.ndarray | None = None  # (6 n^2, 3) linear gains, mean 1 over each face
+    position_gains: np.ndarray | None = None  # (6 n^2,) brightness gains, mean 1 over each face
 
     @property
     def palette_linear(self) -> np.ndarray:
@@ -55,7 +55,7 @@ class Calibration:
         """Divide out the position gains (vignetting, uneven light) from linear sticker colours."""
         if self.position_gains is None:
             return linear
-        return linear / self.position_gains
+        return linear / self.position_gains[:, None]
 
     def to_json(self) -> dict:
         gains = None if self.position_gains is None else np.round(self.position_gains, 5).tolist()
@@ -73,7 +73,7 @@ def calibrate(rgb: np.ndarray, per_position: bool = True) -> Calibration:
     ``rgb``: (54, 3) or (24, 3) sRGB 0..255, as sampled by the rig. Every face
     must show one colour; a face whose stickers differ much is reported.
     """
-    rgb = _check_rgb(rgb)
+    rgb = check_rgb(rgb)
     size = 3 if len(rgb) == 54 else 2
     per_face = size * size
     linear = srgb_to_linear(rgb).reshape(6, per_face, 3)
@@ -86,13 +86,14 @@ def calibrate(rgb: np.ndarray, per_position: bool = True) -> Calibration:
             raise ScanError(f"calibration needs a solved cube, but sticker {face}{worst + 1} differs from "
                             f"the rest of face {face} by {spread[k, worst]:.0f} CIELAB units")
     gains = None
-    if per_position:
-        gains = (linear / np.maximum(face_mean[:, None, :], 1e-6)).reshape(-1, 3)
-        gains = np.clip(gains, *_GAIN_RANGE)
+    if per_position:  # brightness only: a dark channel's ratio (blue of yellow) would be noise
+        brightness = luminance(linear)
+        gains = np.clip((brightness / np.maximum(brightness.mean(axis=1, keepdims=True), 1e-6)).ravel(), *_GAIN_RANGE)
     return Calibration(size, linear_to_srgb(face_mean), gains)
 
 
-def _check_rgb(rgb) -> np.ndarray:
+def check_rgb(rgb) -> np.ndarray:
+    """Sticker colours as a (54, 3) or (24, 3) float array, or a ScanError saying what is wrong."""
     try:
         array = np.asarray(rgb, dtype=np.float64)
     except (TypeError, ValueError):
@@ -135,8 +136,8 @@ def calibration_from_json(data: dict, where: str = "calibration") -> Calibration
         try:
             gains = np.array(gains, dtype=np.float64)
         except (TypeError, ValueError):
-            raise ScanError(f"{where}: 'position_gains' must be a list of [r, g, b] numbers") from None
-        if gains.shape != (6 * size * size, 3) or not np.all((gains >= _GAIN_RANGE[0]) & (gains <= _GAIN_RANGE[1])):
-            raise ScanError(f"{where}: 'position_gains' must hold {6 * size * size} [r, g, b] gains "
+            raise ScanError(f"{where}: 'position_gains' must be a list of numbers") from None
+        if gains.shape != (6 * size * size,) or not np.all((gains >= _GAIN_RANGE[0]) & (gains <= _GAIN_RANGE[1])):
+            raise ScanError(f"{where}: 'position_gains' must hold {6 * size * size} numbers "
                             f"between {_GAIN_RANGE[0]} and {_GAIN_RANGE[1]}")
     return Calibration(size, rows, gains)

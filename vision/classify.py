@@ -7,41 +7,40 @@ How a scan is read (each step is there because it is what fails on real cubes):
    every state. One gain per channel maps it to the mean of a typical (or
    the calibrated) sticker set, which cancels a global colour cast and
    exposure without knowing the state.
-2. *CIELAB* features, with lightness weighted down: shading changes
-   lightness far more than hue.
-3. *Centre-seeded, adaptive references*: each colour's reference starts at
+2. *Brightness-free first pass*: chromaticity gives a first reading that
+   does not care how brightly each face is lit.
+3. *CIELAB* features, with lightness weighted down: shading changes
+   lightness more than hue.
+4. *Centre-seeded, adaptive references*: each colour's reference starts at
    its centre (3x3) or, on a 2x2, at the DLB corner's stickers for D, L and
-   B and clustering for the rest; after each pass a reference moves to the
-   median of the stickers given that colour, so a cast that shifts a colour
-   moves its reference with it.
-4. *Per-face gains*: faces lit differently (one-sided light, two cameras
-   with their own white balance) get one gain per channel each, estimated
-   from their stickers against the references.
-5. *Piece constraints*: the answer is the cheapest *reachable* cube
+   B and at clusters of the other stickers for U, R and F; after each pass
+   a reference moves to the median of the stickers given that colour, so a
+   cast that shifts a colour moves its reference with it.
+5. *Per-face light*: each face gets a smooth brightness plane fitted to its
+   stickers against the references (faces lit differently, light falling
+   off across a face).
+6. *Piece constraints*: the answer is the cheapest *reachable* cube
    (``vision.pieces``), so counts, real pieces, twist, flip and parity hold
    by construction and a misread is outvoted by the pieces around it.
-6. *Doubt*: for every sticker whose own colour evidence is not clear-cut,
-   the best cube in which it shows another colour is found; if that costs
-   little more, the scan is ambiguous and ``ScanError`` names the stickers
-   that would change and the colours competing for them.
+7. *Doubt*: ``vision.judge`` decides whether the reading can be trusted and
+   names the stickers in doubt when it cannot.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
 
 import numpy as np
 
-from solver.cubie import from_face_letters
 from solver.geometry import FACES, OPPOSITE, sticker_name
 
 from .assignment import min_cost_assignment
-from .calibration import Calibration, _check_rgb
+from .calibration import Calibration, check_rgb
 from .errors import ScanError
 from .lab import linear_to_lab, luminance, srgb_to_linear
-from .pieces import Solution, best_cube, best_cube_without, fixed_facelets
+from .judge import Classification, judge
+from .pieces import Solution, best_cube, fixed_facelets
 
 # A typical sticker set (white, red, green, yellow, orange, blue), used only for the
 # target of the state-invariant white balance, never to name colours.
@@ -53,40 +52,12 @@ MIN_SIGMA = 2.5            # Lab units: real cameras rarely repeat a colour clos
 FIRST_SIGMA = 8.0
 MAX_PASSES = 6
 PRIOR_WEIGHT = 3.0         # the calibrated colour counts as this many stickers
-CHECK_BELOW = 0.995        # stickers whose own evidence is weaker than this are re-solved forced
-MAX_CHECKS = 12
-DOUBT_MARGIN = 2.0         # cost (negative log-likelihood) a competing reading must lose by
-OUTLIER_D2 = 25.0          # squared distance to its colour, in sigmas: chi-square (3 dof) p < 2e-5
-OUTLIER_MARGIN = 8.0       # a sticker that fits no colour is only trusted when the pieces pin it this firmly
-MAX_OUTLIER_SHARE = 1 / 3  # more stickers than this fitting no colour: the scan itself is bad
 FACE_GAIN_RANGE = (0.2, 5.0)
 SLOPE_RIDGE = {2: 2.0, 3: 1.0}    # how firmly a face's light is kept flat (per size)
 CHROMA_FLOOR = 0.01        # keeps the chromaticity of near-black noise from flying apart
 CHROMA_SIGMA = 3.0
 CLUSTER_STARTS = 4         # 2x2: k-means starts for the three colours not on the DLB corner
 ROUGH_REFINED = 3          # 2x2: best seedings refined before one is kept
-
-
-@dataclass(frozen=True)
-class Classification:
-    """A classified scan: facelet string in face letters, a confidence per sticker (0..1).
-
-    ``repaired`` names the stickers whose colour the cube's constraints set
-    against their nearest reference (a misread the pieces corrected).
-    """
-    state: str
-    confidence: np.ndarray
-    repaired: tuple[str, ...] = ()
-
-    @property
-    def size(self) -> int:
-        return 3 if len(self.state) == 54 else 2
-
-    def as_dict(self) -> dict:
-        return {"state": self.state,
-                "confidence": [round(float(c), 4) for c in self.confidence],
-                "min_confidence": round(float(self.confidence.min()), 4),
-                "repaired": list(self.repaired)}
 
 
 def _features(linear: np.ndarray) -> np.ndarray:
@@ -180,14 +151,26 @@ class _Reader:
         self.features = _features(self.linear)
         refs = _medians(self.features, labels)
         if self.prior_linear is not None:
-            prior = _features(self.prior_linear)
-            if self.prior_match is None:
-                d = ((refs[:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
-                self.prior_match = min_cost_assignment(d)
-            counts = np.bincount(labels, minlength=6)[:, None]
-            refs = (refs * counts + prior[self.prior_match] * PRIOR_WEIGHT) / (counts + PRIOR_WEIGHT)
+            refs = self._with_prior(refs, labels)
         self.sigma = _sigma(self.features, refs, labels)
         return refs
+
+    def _with_prior(self, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Pull the references towards the calibrated colours, at the brightness seen now.
+
+        On the solved cube each colour was lit as its face was; only its
+        chromaticity carries over, so the calibrated colour is scaled to the
+        luminance of the stickers now given that colour.
+        """
+        if self.prior_match is None:
+            d = ((_chromaticity(_medians(self.linear, labels))[:, None, :]
+                  - _chromaticity(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
+            self.prior_match = min_cost_assignment(d)
+        prior = self.prior_linear[self.prior_match]
+        seen = luminance(_medians(self.linear, labels))
+        prior = _features(prior * (seen / np.maximum(luminance(prior), 1e-6))[:, None])
+        counts = np.bincount(labels, minlength=6)[:, None]
+        return (refs * counts + prior * PRIOR_WEIGHT) / (counts + PRIOR_WEIGHT)
 
     def rough_labels(self) -> np.ndarray:
         """Labels from brightness-free chromaticity, so faces lit very differently start right.
@@ -276,7 +259,7 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     input or when the colours cannot be read for sure, naming the stickers
     in doubt and the colours competing for them.
     """
-    rgb = _check_rgb(rgb)
+    rgb = check_rgb(rgb)
     if not np.all(np.isfinite(rgb)) or np.any((rgb < 0) | (rgb > 255)):
         bad = int(np.argwhere(~np.isfinite(rgb) | (rgb < 0) | (rgb > 255))[0, 0])
         raise ScanError(f"sticker {sticker_name(bad, 3 if len(rgb) == 54 else 2)} has colour "
@@ -289,58 +272,10 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     refs = reader.update(labels)
     for _ in range(MAX_PASSES):
         solution, cost, d2 = reader.solve(refs)
-        if labels is not None and np.array_equal(solution.faces, labels):
+        if np.array_equal(solution.faces, labels):
             break
         labels = solution.faces
         refs = reader.update(labels)
-    solution, cost, d2 = reader.solve(refs)
-    return _judge(reader, solution, cost, d2)
-
-
-def _judge(reader: _Reader, solution: Solution, cost: np.ndarray, d2: np.ndarray) -> Classification:
-    """Confidences, repaired stickers, and the ScanError for an ambiguous scan."""
-    size = reader.size
-    labels = solution.faces
-    logp = -0.5 * d2
-    local = np.exp(logp - logp.max(axis=1, keepdims=True))
-    local /= local.sum(axis=1, keepdims=True)
-    n_stickers = len(labels)
-    confidence = local[np.arange(n_stickers), labels].copy()
-    fixed = fixed_facelets(size)
-    nearest = d2.argmin(axis=1)
-    doubts: dict[int, set[int]] = {}
-    fit = d2[np.arange(n_stickers), labels]
-    outliers = [i for i in range(n_stickers) if i not in fixed and fit[i] > OUTLIER_D2]
-    if len(outliers) > MAX_OUTLIER_SHARE * n_stickers:
-        raise ScanError(f"{len(outliers)} stickers match none of the six colours well "
-                        f"({', '.join(sticker_name(i, size) for i in outliers)}): is the whole cube in view, "
-                        "evenly lit and free of glare?", tuple(sticker_name(i, size) for i in outliers))
-    candidates = [i for i in np.argsort(confidence)
-                  if i not in fixed and (confidence[i] < CHECK_BELOW or fit[i] > OUTLIER_D2)]
-    for i in candidates[:MAX_CHECKS]:
-        forced = best_cube_without(cost, solution, int(i))
-        margin = forced.cost - solution.cost
-        confidence[i] = 1.0 / (1.0 + np.exp(-margin))
-        if margin < (OUTLIER_MARGIN if fit[i] > OUTLIER_D2 else DOUBT_MARGIN):
-            for j in np.flatnonzero(forced.faces != labels):
-                doubts.setdefault(int(j), set()).update({int(labels[j]), int(forced.faces[j])})
-    for i in fixed:
-        confidence[i] = 1.0  # a centre (2x2: the DLB corner) names its face by definition
-    if doubts:
-        raise _doubt_error(doubts, size)
-    state = "".join(FACES[f] for f in labels)
-    from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
-    repaired = tuple(sticker_name(i, size) for i in range(n_stickers)
-                     if nearest[i] != labels[i] and i not in fixed)
-    return Classification(state, confidence, repaired)
-
-
-def _doubt_error(doubts: dict[int, set[int]], size: int) -> ScanError:
-    names = [sticker_name(i, size) for i in sorted(doubts)]
-    parts = [f"{sticker_name(i, size)} could be {' or '.join(FACES[f] for f in sorted(faces, key=FACES.__getitem__))}"
-             for i, faces in sorted(doubts.items())]
-    shown = ", ".join(parts[:12]) + (f" and {len(parts) - 12} more" if len(parts) > 12 else "")
-    return ScanError(
-        f"cannot read the cube for sure: {shown} (letters name the face whose centre colour is meant; "
-        "these stickers' colours are too close to tell apart: rescan with more even light, or calibrate)",
-        tuple(names))
+    else:
+        solution, cost, d2 = reader.solve(refs)
+    return judge(solution, cost, d2, refs, reader.sigma)

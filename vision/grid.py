@@ -8,13 +8,15 @@
    plastic produce candidates too; the lattice sorts them out.
 2. *Lattice*: each candidate and one of its nearest neighbours of similar
    size propose a square lattice (origin, one pitch vector, the other at
-   90 degrees). Candidates whose centres fall on lattice points and whose
-   size fits vote for it; the n x n window with most votes wins. Missing
-   stickers (glare, a sticker the edges split) are inferred from the lattice.
-   The n x n window is only believed where all its cells but one
-   looks like a sticker framed by dark plastic, which tells a 2x2 cube
-   from a 3x3 window half over the background, and a 3x3 proposal that
-   holds up wins over any 2x2 inside it.
+   90 degrees); with six or more voters a RANSAC homography takes over, so
+   perspective does not push far stickers off their points. Candidates on
+   lattice points whose size fits vote; the n x n windows with most votes
+   are checked: all cells but one (two if a sticker was missed) must look
+   like stickers framed by dark plastic on all four sides, which tells a
+   2x2 cube from a 3x3 window half over the background. A 3x3 that holds
+   up wins over any 2x2 inside it; among equals, most framed cells, then
+   most contrast. Missing stickers (glare, a sticker the edges split) are
+   inferred from the lattice.
 3. *Face*: a homography from lattice coordinates to the voters' centres
    gives the four outer corners; the lattice axis closest to the image's x
    axis is the face's "right" (photos show the face in net orientation).
@@ -35,11 +37,15 @@ MIN_STICKER_PX = 8.0        # side, at work size
 EDGE_NOISE_FACTOR = 12.0    # Canny's low threshold, in noise deviations of the blurred channel
 MAX_STICKER_SHARE = 0.45    # of the image's shorter side
 LATTICE_TOLERANCE = 0.28    # in pitches: how far a centre may sit from its lattice point
+MIN_HOMOGRAPHY_VOTERS = 6   # fewer fit almost any homography: it would prove nothing
+RANSAC_SHARE = 0.15         # of a pitch: how far a voter may sit from the fitted homography
 NEIGHBOURS = 4
 MIN_FILL = 0.85             # of its rotated bounding rectangle: rounded squares yes, discs no
-MIN_VOTES = {2: 3, 3: 5}    # stickers found on the lattice before a grid is believed
+MIN_VOTES = {2: 3, 3: 5}
+MAX_SIDE_RATIO = 1.45       # largest to smallest voter of one face (a tilted photo's perspective)    # stickers found on the lattice before a grid is believed
 FRAME_RATIO = 1.4           # a sticker's middle is this much brighter than the plastic around it,
 FRAME_LIFT = 8.0            # plus these levels
+CHANNEL_FRAME_RATIO = 2.0   # the same in the sticker's own brightest channel
 
 
 @dataclass(frozen=True)
@@ -57,12 +63,12 @@ def _noise(channel: np.ndarray) -> float:
 
 
 def _candidates(image: np.ndarray) -> np.ndarray:
-    """(k, 4) rows of centre x, centre y, side, angle (radians, mod 90 degrees) of sticker-like regions."""
+    """(k, 3) rows of centre x, centre y and side of the sticker-like regions of an image."""
     blurred = cv2.GaussianBlur(image, (5, 5), 1.2)
     value = blurred.max(axis=2)
     top = max(float(np.percentile(value, 99)), 1.0)
     stretched = cv2.convertScaleAbs(value, alpha=255.0 / top)
-    channels = [stretched] + list(cv2.split(cv2.cvtColor(blurred, cv2.COLOR_BGR2Lab))[1:])
+    channels = [stretched] + list(cv2.split(cv2.cvtColor(blurred, cv2.COLOR_BGR2YCrCb))[1:])
     edges = None
     for channel, low in zip(channels, (30.0, 25.0, 25.0)):
         low = max(low, EDGE_NOISE_FACTOR * _noise(channel))
@@ -77,15 +83,15 @@ def _candidates(image: np.ndarray) -> np.ndarray:
         area = cv2.contourArea(contour)
         if area < MIN_STICKER_PX ** 2 or area > max_side ** 2:
             continue
-        (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
         if rw <= 0 or rh <= 0 or not 0.6 < rw / rh < 1.67 or area / (rw * rh) < MIN_FILL:
             continue
         hull = cv2.convexHull(contour)
         if area / max(cv2.contourArea(hull), 1.0) < 0.9:
             continue
         # the region lies inside the dilated edges: grow its side back by the edge width
-        rows.append((cx, cy, np.sqrt(rw * rh) + 2.0, np.radians(angle) % (np.pi / 2)))
-    return _distinct(np.array(rows, dtype=np.float64).reshape(-1, 4))
+        rows.append((cx, cy, np.sqrt(rw * rh) + 2.0))
+    return _distinct(np.array(rows, dtype=np.float64).reshape(-1, 3))
 
 
 def _distinct(cands: np.ndarray) -> np.ndarray:
@@ -94,31 +100,52 @@ def _distinct(cands: np.ndarray) -> np.ndarray:
     for row in cands[np.argsort(-cands[:, 2])]:
         if all(np.hypot(*(row[:2] - k[:2])) > 0.3 * k[2] for k in keep):
             keep.append(row)
-    return np.array(keep).reshape(-1, 4)
+    return np.array(keep).reshape(-1, 3)
 
 
 def _lattice_votes(cands: np.ndarray, origin: int, pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lattice coordinates of all candidates under one hypothesis, and which of them fit it."""
+    """Lattice coordinates of all candidates under one hypothesis, and which of them fit it.
+
+    First a square lattice from the pitch; then, from six or more voters, a
+    homography (RANSAC, so a background part that happened to fit is left
+    out), so the foreshortening of a tilted photo does not push the far
+    stickers off their lattice points.
+    """
     basis = np.array([pitch, [-pitch[1], pitch[0]]]).T          # columns: a, a turned 90 degrees
     coords = np.linalg.solve(basis, (cands[:, :2] - cands[origin, :2]).T).T
-    rounded = np.round(coords)
-    side = np.linalg.norm(pitch)
-    size_ok = (cands[:, 2] > 0.6 * side) & (cands[:, 2] < 1.05 * side)
-    fits = np.all(np.abs(coords - rounded) < LATTICE_TOLERANCE, axis=1) & size_ok
-    return rounded.astype(int), fits
+    local_pitch = np.full(len(cands), np.linalg.norm(pitch))
+    fits = _fitting(cands, coords, local_pitch)
+    if fits.sum() >= MIN_HOMOGRAPHY_VOTERS:
+        lattice = np.round(coords[fits])
+        matrix, _ = cv2.findHomography(np.float32(lattice), np.float32(cands[fits, :2]), cv2.RANSAC,
+                                       RANSAC_SHARE * float(np.linalg.norm(pitch)))
+        if matrix is not None and abs(np.linalg.det(matrix)) > 1e-9:
+            warped = cv2.perspectiveTransform(np.float32(cands[None, :, :2]), np.linalg.inv(matrix))[0]
+            warped = warped.astype(np.float64)
+            steps = np.float32(np.concatenate([warped + (0.5, 0), warped - (0.5, 0)]))[None]
+            ends = cv2.perspectiveTransform(steps, matrix)[0]
+            refined = _fitting(cands, warped, np.linalg.norm(ends[:len(cands)] - ends[len(cands):], axis=1))
+            if refined.sum() >= fits.sum():
+                coords, fits = warped, refined
+    return np.round(coords).astype(int), fits
 
 
-def _best_window(coords: np.ndarray, fits: np.ndarray, n: int) -> tuple[int, tuple[int, int]]:
-    """Votes and lower corner of the n x n lattice window holding most fitting candidates."""
-    pts = np.unique(coords[fits], axis=0)
+def _fitting(cands: np.ndarray, coords: np.ndarray, pitch: np.ndarray) -> np.ndarray:
+    near = np.all(np.abs(coords - np.round(coords)) < LATTICE_TOLERANCE, axis=1)
+    return near & (cands[:, 2] > 0.6 * pitch) & (cands[:, 2] < 1.25 * pitch)
+
+
+def _best_windows(coords: np.ndarray, fits: np.ndarray, n: int) -> tuple[int, list[tuple[int, int]]]:
+    """Most votes an n x n lattice window gets, and the lower corners of all windows that get them."""
+    pts = np.array(sorted(set(map(tuple, coords[fits].tolist()))), dtype=int).reshape(-1, 2)
     if not len(pts):
-        return 0, (0, 0)
+        return 0, []
     offsets = np.array([(di, dj) for di in range(n) for dj in range(n)])
     starts = np.unique((pts[:, None, :] - offsets[None]).reshape(-1, 2), axis=0)
     rel = pts[None, :, :] - starts[:, None, :]
     counts = np.all((rel >= 0) & (rel < n), axis=2).sum(axis=1)
-    k = int(np.argmax(counts))
-    return int(counts[k]), (int(starts[k, 0]), int(starts[k, 1]))
+    best = int(counts.max())
+    return best, [(int(i), int(j)) for i, j in starts[counts == best]]
 
 
 def _hypotheses(cands: np.ndarray):
@@ -144,28 +171,43 @@ def _fit(cands: np.ndarray, n: int | None, image: np.ndarray) -> Grid | None:
     for origin, pitch in _hypotheses(cands):
         coords, fits = _lattice_votes(cands, origin, pitch)
         for size in sizes:
-            votes, start = _best_window(coords, fits, size)
+            votes, starts = _best_windows(coords, fits, size)
             if votes < MIN_VOTES[size]:
                 continue
-            inside = fits & np.all((coords >= start) & (coords < np.add(start, size)), axis=1)
-            key = (size, tuple(np.flatnonzero(inside).tolist()), tuple(coords[inside].ravel().tolist()))
-            if key not in proposals:
-                proposals[key] = (votes, size, origin, pitch, start, coords, inside, fits)
+            for start in starts:
+                inside = fits & np.all((coords >= start) & (coords < np.add(start, size)), axis=1)
+                key = (size, frozenset(np.flatnonzero(inside).tolist()))   # a lattice seen from several stickers
+                if key in proposals:
+                    continue
+                proposals[key] = (votes, size, origin, pitch, start, coords, inside)
+                if size == sizes[0] and votes == size * size:
+                    found = _accept(cands, image, [proposals[key]])   # every sticker found: nothing can beat it
+                    if found is not None:
+                        return found
     for size in sizes:                 # a 3x3 that holds up beats any 2x2 inside it
         mine = [p for p in proposals.values() if p[1] == size]
         for level in sorted({p[0] for p in mine}, reverse=True):
-            best = None
-            for votes, _, origin, pitch, start, coords, inside, fits in mine:
-                if votes != level:
-                    continue
-                lattice = (coords[inside] - start + 0.5) / size   # in the face square 0..1
-                corners = _face_corners(lattice, cands[inside, :2], pitch, cands[origin, :2], start, size)
-                framed, contrast = _framed_cells(image, corners, size)
-                if framed >= size * size - 1 and (best is None or contrast > best[0]):
-                    best = (contrast, Grid(size, corners, votes))
-            if best is not None:
-                return best[1]
+            found = _accept(cands, image, [p for p in mine if p[0] == level])
+            if found is not None:
+                return found
     return None
+
+
+def _accept(cands: np.ndarray, image: np.ndarray, proposals: list) -> Grid | None:
+    """Of proposals with equal votes, the one with most framed cells, then most contrast, if any holds up."""
+    best = None
+    for votes, size, origin, pitch, start, coords, inside in proposals:
+        sides = cands[inside, 2]
+        if sides.max() > MAX_SIDE_RATIO * sides.min():
+            continue  # stickers of one face differ in size by perspective only, not that much
+        lattice = (coords[inside] - start + 0.5) / size   # in the face square 0..1
+        corners = _face_corners(lattice, cands[inside, :2], pitch, cands[origin, :2], start, size)
+        framed, contrast = _framed_cells(image, corners, size)
+        # one cell may fail the frame test, two where a sticker was not even a candidate
+        needed = size * size - (1 if votes == size * size else 2)
+        if framed >= needed and (best is None or (framed, contrast) > best[0]):
+            best = ((framed, contrast), Grid(size, corners, votes))
+    return None if best is None else best[1]
 
 
 def _framed_cells(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[int, float]:
@@ -173,20 +215,31 @@ def _framed_cells(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[in
 
     Each side's band (where the gaps are, with room for a slightly misplaced
     lattice) is taken apart: its darkest pixels must be clearly darker than
-    the middle of the cell. Background next to the cube has dark plastic on
-    one or two sides only.
+    the middle of the cell, in brightness (the largest channel) or, by a
+    wider margin, in the cell's own brightest channel (a blue sticker under
+    a warm lamp is bright in blue only, while the plastic's red is lifted).
+    Background next to the cube has dark plastic on one or two sides only.
     """
-    cell, band = 20, 5
+    cell, n = 20, size * size
     side = cell * size
-    target = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    target = np.float32([[0, 0], [side, 0], [side, side], [0, side]]) - 0.5  # on the outer pixel edges
     matrix = cv2.getPerspectiveTransform(np.float32(corners), target)
-    square = cv2.warpPerspective(image, matrix, (side, side)).max(axis=2).astype(np.float32)
-    cells = square.reshape(size, cell, size, cell).transpose(0, 2, 1, 3).reshape(size * size, cell, cell)
-    inside = np.median(cells[:, 5:15, 5:15].reshape(size * size, -1), axis=1)
-    sides = [cells[:, :band], cells[:, -band:], cells[:, :, :band], cells[:, :, -band:]]
-    frame = np.stack([np.percentile(b.reshape(size * size, -1), 15, axis=1) for b in sides], axis=1)
+    square = cv2.warpPerspective(image, matrix, (side, side)).astype(np.float32)
+    cells = square.reshape(size, cell, size, cell, 3).transpose(0, 2, 4, 1, 3).reshape(n, 3, cell, cell)
+    middles = np.median(cells[:, :, 5:15, 5:15].reshape(n, 3, -1), axis=2)
+    brightness = cells.max(axis=1)
+    inside, frame = np.median(brightness[:, 5:15, 5:15].reshape(n, -1), axis=1), _band_darkness(brightness)
     framed = np.all(inside[:, None] > FRAME_RATIO * frame + FRAME_LIFT, axis=1)
+    channel = middles.argmax(axis=1)
+    own, own_frame = middles[np.arange(n), channel], _band_darkness(cells[np.arange(n), channel])
+    framed |= np.all(own[:, None] > CHANNEL_FRAME_RATIO * own_frame + FRAME_LIFT, axis=1)
     return int(framed.sum()), float(np.median(inside - frame.max(axis=1)))
+
+
+def _band_darkness(cells: np.ndarray, band: int = 5) -> np.ndarray:
+    """(cells, 4) dark level (15th percentile) of each cell's four border bands."""
+    sides = [cells[:, :band], cells[:, -band:], cells[:, :, :band], cells[:, :, -band:]]
+    return np.stack([np.percentile(b.reshape(len(cells), -1), 15, axis=1) for b in sides], axis=1)
 
 
 def _face_corners(lattice: np.ndarray, image_pts: np.ndarray, pitch, origin_pt, start, size) -> np.ndarray:
@@ -208,18 +261,17 @@ def _face_corners(lattice: np.ndarray, image_pts: np.ndarray, pitch, origin_pt, 
 
 def _upright(corners: np.ndarray) -> np.ndarray:
     """Reorder corners so the face's right points along the image's +x (net orientation)."""
+    right, down = corners[1] - corners[0], corners[3] - corners[0]
+    if right[0] * down[1] - right[1] * down[0] < 0:    # mirrored order: make it clockwise on screen
+        corners = corners[[0, 3, 2, 1]]
     best = None
     for k in range(4):
         c = np.roll(corners, -k, axis=0)
-        right = c[1] - c[0]
-        down = c[3] - c[0]
+        right, down = c[1] - c[0], c[3] - c[0]
         score = right[0] / np.linalg.norm(right) + down[1] / np.linalg.norm(down)
         if best is None or score > best[0]:
             best = (score, c)
-    c = best[1]
-    if np.cross(c[1] - c[0], c[3] - c[0]) < 0:        # mirrored order: swap to keep TL TR BR BL
-        c = c[[0, 3, 2, 1]]
-    return c
+    return best[1]
 
 
 def detect_grid(image: np.ndarray, size: int | None = None, name: str = "photo") -> Grid:

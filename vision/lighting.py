@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.geometry import FACES
 
 from .errors import ScanError
 
@@ -109,11 +108,3 @@ def sticker_colours(state: str, light: Lighting | str, rng: np.random.Generator)
     linear = albedo * (shade * (1 + spread))[:, None] * np.array(light.illuminant) * light.exposure
     noisy = linear + (add_noise(linear, light, rng) / light.gain - linear) / SAMPLE_NOISE_REDUCTION
     return linear_to_srgb(noisy * light.gain)
-
-
-def face_letters_of(state: str) -> list[str]:
-    """The face letters a renderer draws, checking that ``state`` uses them."""
-    bad = sorted(set(state) - set(FACES))
-    if bad:
-        raise ScanError(f"the renderer draws states in face letters U R F D L B, got {bad[0]!r}")
-    return list(state)

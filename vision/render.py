@@ -21,18 +21,20 @@ optional blur and JPEG artefacts.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
+from solver import InvalidState
 from solver.facelets import to_face_letters
 from solver.geometry import FACES
-from solver.errors import InvalidState
 
 from .errors import ScanError
 from .lab import linear_to_srgb
-from .lighting import PLASTIC_ALBEDO, STICKER_ALBEDO, Lighting, add_noise, face_shading, preset
+from .lighting import PLASTIC_ALBEDO, STICKER_ALBEDO, Lighting, face_shading, preset
 from .scene import Camera, corner_cameras, face_camera, face_frames, rotation, sticker_polygons
-from .views import FaceView, ViewConfig, face_corner_names
+from .views import FaceView, ViewConfig
 
 RIGS = ("corners", "flip", "phone")
 FLIP_TURNS = {"U": 0, "R": 1, "F": 0, "D": 2, "L": 3, "B": 1}  # how the flip rig presents each face
@@ -71,10 +73,15 @@ def default_views(rig: str, size: int) -> ViewConfig:
     views = []
     for k, face in enumerate(FACES):
         frame = face_frames(size)[k]
-        name = next(n for n, cam in cameras.items() if cam.sees(frame.centre, frame.normal))
+        # the camera that sees the face most squarely
+        name = max(cameras, key=lambda n: float(np.dot(frame.normal, _unit(cameras[n].position - frame.centre))))
         corners = cameras[name].project(frame.corners(float(size)))
         views.append(FaceView(name, face, corners))
     return ViewConfig(size, tuple(views))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)
 
 
 def _cube_pose(rng: np.random.Generator, jitter: float) -> tuple[np.ndarray, np.ndarray]:
@@ -84,6 +91,23 @@ def _cube_pose(rng: np.random.Generator, jitter: float) -> tuple[np.ndarray, np.
     axis = rng.normal(size=3)
     turn = rotation(axis, np.radians(rng.normal(0, 1.2 * jitter)))
     return turn, rng.normal(0, 0.05 * jitter, 3)
+
+
+@lru_cache(maxsize=4)
+def _pixel_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy.setflags(write=False)
+    xx.setflags(write=False)
+    return yy, xx
+
+
+def _sensor_noise(linear: np.ndarray, light: Lighting, rng: np.random.Generator) -> np.ndarray:
+    """``lighting.add_noise`` for a whole float32 image, drawn by OpenCV (seeded from ``rng``)."""
+    sigma = cv2.sqrt(np.maximum(linear, 0) * np.float32(light.shot_noise) + np.float32(light.read_noise ** 2))
+    noise = np.empty_like(linear)
+    cv2.setRNGSeed(int(rng.integers(2 ** 31)))
+    cv2.randn(noise, 0.0, 1.0)
+    return (linear + noise * sigma) * np.float32(light.gain)
 
 
 def _fill(canvas: np.ndarray, points: np.ndarray, value) -> None:
@@ -160,7 +184,7 @@ def _glare(h: int, w: int, camera: Camera, size: int, pose, rng, light: Lighting
     outline = camera.project(polygons[at])
     centre = outline.mean(axis=0) + rng.uniform(-0.2, 0.2, 2) * np.ptp(outline, axis=0)
     radius = light.glare_radius * float(np.ptp(outline[:, 0]))
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = _pixel_grid(h, w)
     return light.glare * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * radius ** 2))
 
 
@@ -178,7 +202,7 @@ def render_image(camera: Camera, state: str, light: Lighting | str, rng: np.rand
     shade = np.full((h, w), light.ambient + 0.5 * light.directional, np.float32)
     mask = np.zeros((h, w), np.float32)
     _draw_cube(camera, state, size, light, pose, rng, albedo, shade, mask)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = _pixel_grid(h, w)
     side = rng.uniform(0, 2 * np.pi)
     ramp = ((xx - w / 2) * np.cos(side) + (yy - h / 2) * np.sin(side)) / max(h, w)
     spatial = np.clip(1 + light.gradient * ramp * 2, 0.2, None) \
@@ -188,8 +212,9 @@ def render_image(camera: Camera, state: str, light: Lighting | str, rng: np.rand
         spot = _glare(h, w, camera, size, pose, rng, light, glare_at) * mask
         linear += spot[:, :, None] * np.array(light.illuminant, np.float32)
     linear = cv2.GaussianBlur(linear.astype(np.float32), (0, 0), 0.6 + blur)
-    linear = add_noise(linear, light, rng)
-    image = _SRGB_LUT[np.clip(linear[:, :, ::-1] * (_LUT_SIZE - 1) + 0.5, 0, _LUT_SIZE - 1).astype(np.intp)]
+    linear = _sensor_noise(linear, light, rng)
+    index = np.clip(linear[:, :, ::-1] * (_LUT_SIZE - 1) + 0.5, 0, _LUT_SIZE - 1).astype(np.uint16)
+    image = _SRGB_LUT[index]
     if jpeg is not None:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
@@ -219,4 +244,4 @@ def render_views(state: str, rig: str = "corners", light: str | Lighting = "dayl
             for name, camera in cameras.items()}
 
 
-__all__ = ["RIGS", "default_views", "render_image", "render_views", "face_corner_names"]
+__all__ = ["RIGS", "default_views", "render_image", "render_views"]

@@ -46,7 +46,7 @@ def check_image(image, name: str) -> np.ndarray:
 def warp_face(image: np.ndarray, corners: np.ndarray, size: int, cell: int = CELL_PX) -> np.ndarray:
     """The face as a square BGR image (net orientation) from its corners TL, TR, BR, BL."""
     side = size * cell
-    target = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    target = np.float32([[0, 0], [side, 0], [side, side], [0, side]]) - 0.5  # on the outer pixel edges
     matrix = cv2.getPerspectiveTransform(np.float32(corners), target)
     return cv2.warpPerspective(image, matrix, (side, side), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
@@ -67,15 +67,17 @@ def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarr
     pixels = region.reshape(size * size, -1, 3)[:, :, ::-1].astype(np.float32)  # BGR -> RGB
     # Glare adds white light: it lifts a pixel's weakest channel above the rest of its sticker.
     weakest = pixels.min(axis=2)
-    # Glare may cover most of a sticker, so its level comes from its darkest pixels and the
-    # noise from the face as a whole (p40 - p10 is 1.03 deviations of a normal distribution).
-    low, mid = np.percentile(weakest, [10, 40], axis=1, keepdims=True)
+    # Glare may cover most of a sticker's middle, so its level comes from the darker quarter of
+    # the wider region (a sliver of black gap there, from a slightly misplaced corner, stays
+    # below it), and the noise from the face as a whole: in a normal distribution p40 - p10 is
+    # 1.03 deviations and p25 lies 0.67 below the median.
+    core = _core_mask(side, int(round(cell * inner)))
+    low, mid = np.percentile(weakest[:, core], [10, 40], axis=1)
     noise = float(np.median(mid - low)) / 1.03
-    typical = low + 1.28 * noise
+    typical = np.percentile(weakest, 25, axis=1, keepdims=True) + 0.67 * noise
     lifted = weakest > typical + GLARE_LIFT + GLARE_RELATIVE * typical + 3.0 * noise
     value = pixels.max(axis=2)
     clean = ~(lifted | (value >= CLIPPED) & (np.median(value, axis=1, keepdims=True) < CLIPPED))
-    core = _core_mask(side, int(round(cell * inner)))
     use = clean & core
     starved = use.sum(axis=1) < MIN_CLEAN_SHARE * core.sum()
     use[starved] = clean[starved]

@@ -1,0 +1,101 @@
+"""``python -m vision``: classify, scan, render, calibrate; errors exit 2 with one line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import scramble
+from vision.cli import main
+from vision.lighting import sticker_colours
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def state():
+    return scramble(3, seed=12)["state"]
+
+
+def test_classify_prints_the_state_and_json(tmp_path, capsys, state):
+    rgb = sticker_colours(state, "tungsten", np.random.default_rng(1))
+    path = tmp_path / "scan.json"
+    path.write_text(json.dumps(np.round(rgb).tolist()))
+    code, out, _ = run(capsys, "classify", "--rgb", str(path))
+    assert code == 0 and out.strip() == state
+    code, out, _ = run(capsys, "classify", "--rgb", str(path), "--json")
+    data = json.loads(out)
+    assert data["state"] == state and len(data["confidence"]) == 54 and 0 < data["min_confidence"] <= 1
+
+
+def test_classify_errors_exit_2(tmp_path, capsys):
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps([[1, 2, 3]] * 10))
+    code, _, err = run(capsys, "classify", "--rgb", str(path))
+    assert code == 2 and err.startswith("error: ") and "54 (3x3x3) or 24 (2x2x2)" in err
+    code, _, err = run(capsys, "classify", "--rgb", str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read sticker colours" in err
+
+
+def test_render_then_scan_photos(tmp_path, capsys, state):
+    out = tmp_path / "face.png"
+    code, printed, _ = run(capsys, "render", "--state", state, "--view", "phone", "--light", "led",
+                           "-o", str(out), "--seed", "3")
+    assert code == 0 and len(printed.split()) == 6
+    faces = [f"{f}={tmp_path / f'face_{f}.png'}" for f in "URFDLB"]
+    code, printed, _ = run(capsys, "scan", "--faces", *faces)
+    assert code == 0 and printed.strip() == state
+
+
+def test_render_one_image_and_scan_a_rig_with_its_config(tmp_path, capsys, state):
+    views = tmp_path / "rig.json"
+    code, _, _ = run(capsys, "render", "--state", state, "--view", "corners", "--light", "daylight",
+                     "-o", str(tmp_path / "cam.png"), "--seed", "1", "--views-out", str(views))
+    assert code == 0 and views.exists()
+    code, printed, _ = run(capsys, "scan", "--views", str(views), "--image", f"ufr={tmp_path / 'cam_ufr.png'}",
+                           "--image", f"dlb={tmp_path / 'cam_dlb.png'}", "--json")
+    assert code == 0 and json.loads(printed)["state"] == state
+    code, _, _ = run(capsys, "render", "--state", state, "--view", "flip:F", "-o", str(tmp_path / "f.png"))
+    assert code == 0 and (tmp_path / "f.png").exists()
+
+
+def test_calibrate_then_use_it(tmp_path, capsys):
+    solved = "U" * 9 + "R" * 9 + "F" * 9 + "D" * 9 + "L" * 9 + "B" * 9
+    rng = np.random.default_rng(4)
+    (tmp_path / "solved.json").write_text(json.dumps(sticker_colours(solved, "tungsten", rng).tolist()))
+    cal = tmp_path / "cal.json"
+    code, _, _ = run(capsys, "calibrate", "--rgb", str(tmp_path / "solved.json"), "-o", str(cal))
+    assert code == 0 and json.loads(cal.read_text())["size"] == 3
+    state = scramble(3, seed=4)["state"]
+    (tmp_path / "scan.json").write_text(json.dumps(sticker_colours(state, "tungsten", rng).tolist()))
+    code, printed, _ = run(capsys, "classify", "--rgb", str(tmp_path / "scan.json"), "--calibration", str(cal))
+    assert code == 0 and printed.strip() == state
+
+
+def test_scan_errors_exit_2(tmp_path, capsys):
+    code, _, err = run(capsys, "scan", "--faces", "U=nothing.png")
+    assert code == 2 and "cannot read image 'nothing.png'" in err
+    code, _, err = run(capsys, "scan", "--faces", "U")
+    assert code == 2 and "NAME=FILE" in err
+    code, _, err = run(capsys, "scan")
+    assert code == 2 and "nothing to scan" in err
+    code, _, err = run(capsys, "render", "--state", "UUU", "--view", "corners", "-o", str(tmp_path / "x.png"))
+    assert code == 2 and "cannot render state" in err
+
+
+def test_module_entry_point_exit_code(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("[[0, 0, 0]]")
+    result = subprocess.run([sys.executable, "-m", "vision", "classify", "--rgb", str(path)],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1

@@ -1,0 +1,140 @@
+"""Confidence and doubt: when a classified scan can be trusted, and what to say when not.
+
+Each sticker's own evidence is its colour probability against the six
+references. Where that is not clear-cut, or the sticker fits no colour
+well, the best cube in which it shows another colour is found
+(``pieces.best_cube_without``); the cost difference is how firmly the
+pieces around it pin the reading. A small difference makes the scan
+ambiguous: ``ScanError`` then names every sticker that would change and the
+colours competing for it. Two colour groups that look alike, many
+stickers that fit no colour, or more than two stickers that the pieces
+force against strong evidence of their own colour make the scan unusable
+as a whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.cubie import from_face_letters
+from solver.geometry import FACES, sticker_name
+
+from .errors import ScanError
+from .pieces import Solution, best_cube_without, fixed_facelets
+
+CHECK_BELOW = 0.995        # stickers whose own evidence is weaker than this are re-solved forced
+MAX_CHECKS = 12
+DOUBT_MARGIN = 2.0         # cost (negative log-likelihood) a competing reading must lose by
+OUTLIER_D2 = 25.0          # squared distance to its colour, in sigmas: chi-square (3 dof) p < 2e-5
+OUTLIER_MARGIN = 8.0       # a sticker that fits no colour is only trusted when the pieces pin it this firmly
+MAX_OUTLIER_SHARE = 1 / 3  # more stickers than this fitting no colour: the scan itself is bad
+STRONG_REPAIR_D2 = 9.0     # own evidence at least e^4.5 (90:1) against the reading the pieces force
+MAX_STRONG_REPAIRS = 2     # more such stickers are no longer glare or a shadow but a bad scan
+MIN_SEPARATION_D2 = 16.0   # two colour references closer than 4 sigmas are one colour seen twice
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A classified scan: facelet string in face letters, a confidence per sticker (0..1).
+
+    ``repaired`` names the stickers whose colour the cube's constraints set
+    against their nearest reference (a misread the pieces corrected).
+    """
+    state: str
+    confidence: np.ndarray
+    repaired: tuple[str, ...] = ()
+
+    @property
+    def size(self) -> int:
+        return 3 if len(self.state) == 54 else 2
+
+    def as_dict(self) -> dict:
+        return {"state": self.state,
+                "confidence": [round(float(c), 4) for c in self.confidence],
+                "min_confidence": round(float(self.confidence.min()), 4),
+                "repaired": list(self.repaired)}
+
+
+def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray,
+          sigma: float) -> Classification:
+    """The final reading with confidences, or the ScanError for a scan that cannot be trusted.
+
+    ``cost[sticker, face]``: the robust cost the cube was solved with;
+    ``d2``: squared distances to the references in units of ``sigma``.
+    """
+    size, labels = solution.size, solution.faces
+    _check_colours_differ(refs, sigma, labels, size)
+    logp = -0.5 * d2
+    local = np.exp(logp - logp.max(axis=1, keepdims=True))
+    local /= local.sum(axis=1, keepdims=True)
+    everyone = np.arange(len(labels))
+    confidence = local[everyone, labels].copy()
+    fit = d2[everyone, labels]
+    fixed = fixed_facelets(size)
+    _check_outliers([i for i in everyone if i not in fixed and fit[i] > OUTLIER_D2], len(labels), size)
+    doubts: dict[int, set[int]] = {}
+    candidates = [i for i in np.argsort(confidence)
+                  if i not in fixed and (confidence[i] < CHECK_BELOW or fit[i] > OUTLIER_D2)]
+    for i in candidates[:MAX_CHECKS]:
+        other = best_cube_without(cost, solution, int(i))
+        margin = other.cost - solution.cost
+        confidence[i] = 1.0 / (1.0 + np.exp(-margin))
+        if margin < (OUTLIER_MARGIN if fit[i] > OUTLIER_D2 else DOUBT_MARGIN):
+            for j in np.flatnonzero(other.faces != labels):
+                doubts.setdefault(int(j), set()).update({int(labels[j]), int(other.faces[j])})
+    if doubts:
+        raise _doubt_error(doubts, size)
+    _check_repairs(labels, d2, size)
+    for i in fixed:
+        confidence[i] = 1.0  # a centre (2x2: the DLB corner) names its face by definition
+    state = "".join(FACES[f] for f in labels)
+    from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
+    nearest = d2.argmin(axis=1)
+    repaired = tuple(sticker_name(i, size) for i in everyone if nearest[i] != labels[i] and i not in fixed)
+    return Classification(state, confidence, repaired)
+
+
+def _check_colours_differ(refs: np.ndarray, sigma: float, labels: np.ndarray, size: int) -> None:
+    """Two colour groups that look alike: the cube has fewer than six colours in view."""
+    d2 = ((refs[:, None, :] - refs[None, :, :]) ** 2).sum(axis=2) / sigma ** 2
+    d2[np.diag_indices(6)] = np.inf
+    a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
+    if d2[a, b] >= MIN_SEPARATION_D2:
+        return
+    names = tuple(sticker_name(i, size) for i in np.flatnonzero((labels == a) | (labels == b)))
+    raise ScanError(f"the colours of faces {FACES[min(a, b)]} and {FACES[max(a, b)]} look the same "
+                    f"(stickers {', '.join(names)}): a cube shows six different colours; "
+                    "check the lighting and that every sticker is in view", names)
+
+
+def _check_repairs(labels: np.ndarray, d2: np.ndarray, size: int) -> None:
+    """Many stickers read against strong evidence of their own colour: a face seen wrongly, not misreads."""
+    against = d2[np.arange(len(labels)), labels] - d2.min(axis=1)
+    strong = np.flatnonzero(against > STRONG_REPAIR_D2)
+    if len(strong) <= MAX_STRONG_REPAIRS:
+        return
+    nearest = d2.argmin(axis=1)
+    parts = [f"{sticker_name(i, size)} looks {FACES[nearest[i]]} but only {FACES[labels[i]]} fits" for i in strong]
+    raise ScanError(f"{len(strong)} stickers had to be read against their own colour ({', '.join(parts)}): "
+                    "too many for misreads; is every face in view and its grid found where it is?",
+                    tuple(sticker_name(i, size) for i in strong))
+
+
+def _check_outliers(outliers: list[int], count: int, size: int) -> None:
+    if len(outliers) > MAX_OUTLIER_SHARE * count:
+        names = tuple(sticker_name(i, size) for i in outliers)
+        raise ScanError(f"{len(outliers)} stickers match none of the six colours well ({', '.join(names)}): "
+                        "is the whole cube in view, evenly lit and free of glare?", names)
+
+
+def _doubt_error(doubts: dict[int, set[int]], size: int) -> ScanError:
+    names = [sticker_name(i, size) for i in sorted(doubts)]
+    parts = [f"{sticker_name(i, size)} could be {' or '.join(FACES[f] for f in sorted(faces, key=FACES.__getitem__))}"
+             for i, faces in sorted(doubts.items())]
+    shown = ", ".join(parts[:12]) + (f" and {len(parts) - 12} more" if len(parts) > 12 else "")
+    return ScanError(
+        f"cannot read the cube for sure: {shown} (letters name the face whose centre colour is meant; "
+        "these stickers' colours are too close to tell apart: rescan with more even light, or calibrate)",
+        tuple(names))
