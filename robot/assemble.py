@@ -118,9 +118,9 @@ class Built:
             run_id = self.daemon.start_run()
         self.daemon.runner.wait()
         wall = time.perf_counter() - started
-        summary = self.daemon.runner.summary(run_id)
-        run = self.daemon.history.get_run(run_id) or {}
-        prepared = next((e["data"] for e in run.get("events", []) if e["kind"] == "prepared"), {})
+        summary = self.daemon.history.get_run(run_id) or {}
+        events = summary.pop("events", [])
+        prepared = next((e["data"] for e in events if e["kind"] == "prepared"), {})
         summary.update(prepared)
         summary["wall_s"] = round(wall, 3)
         motor = summary.get("estimated_s") or 0.0
@@ -243,14 +243,9 @@ def _simulated_parts(parts: Parts, closers: list):
     closers.append(firmware.stop)
     simulation = Simulation(settings, firmware)
     link = _link(parts, device, closers)
-    names = tuple(default_names(simulation))
-    cameras = {name: RenderedCamera(name, _one_frame(simulation, name)) for name in names}
+    cameras = {name: RenderedCamera(name, _one_frame(simulation, name)) for name in simulation.views().images}
     scanner = ViewScanner(simulation.frames, simulation.views)
     return simulation, link, cameras, scanner
-
-
-def default_names(simulation: Simulation) -> tuple[str, ...]:
-    return simulation.views().images
 
 
 def _one_frame(simulation: Simulation, name: str) -> Callable:
