@@ -1,11 +1,15 @@
 """Benchmark of the 3x3x3 neural A* solver; prints one JSON object.
 
-    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--write-card]
+    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--perimeter D] [--write-card]
 
 Two seeded test sets: ``short``, scrambles of 5 to 12 random quarter turns
 (each drawn uniformly from the 12, so some cancel, as in the published test),
-and ``random``, uniformly random states. --write-card stores the result as
-the metrics of models/cube3.json (the ONNX file and its sha256 are untouched).
+and ``random``, uniformly random states. For ``short`` it also reports the
+proven optimal lengths (meet in the middle with the depth-7 perimeter table)
+and the fraction of solutions that are optimal. The perimeter table is loaded
+before timing starts, as the daemon does at start-up. --write-card stores the
+result as the metrics of models/cube3.json (the ONNX file and its sha256 are
+untouched).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from solver.batch import Puzzle, to_cubie  # noqa: E402
 from solver.cubie import apply_moves_cubie  # noqa: E402
 from solver.heuristic import load_model, model_dir  # noqa: E402
 from solver.notation import move_length, simplify_moves  # noqa: E402
+from solver.perimeter import DEFAULT_DEPTH, MAX_DEPTH, exact_distance, load_perimeter  # noqa: E402
 from solver.scramble import random_scrambles, random_states  # noqa: E402
 
 
@@ -35,12 +40,13 @@ def test_sets(short: int, uniform: int) -> dict[str, np.ndarray]:
     return {"short": scrambled, "random": random_states(puzzle, uniform, rng)}
 
 
-def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: float) -> dict:
-    solved, qtm, htm, seconds, nodes = [], [], [], [], []
-    for row in states:
+def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: float, perimeter,
+            optimal: list | None = None) -> dict:
+    solved, qtm, htm, seconds, nodes, is_optimal = [], [], [], [], [], []
+    for i, row in enumerate(states):
         cube = to_cubie(row)
         start = time.perf_counter()
-        result = search(cube, model, weight=weight, batch=batch, budget_s=budget_s)
+        result = search(cube, model, weight=weight, batch=batch, budget_s=budget_s, perimeter=perimeter)
         seconds.append(time.perf_counter() - start)
         nodes.append(result.nodes_generated)
         ok = result.found and apply_moves_cubie(cube, result.moves).is_solved()
@@ -49,15 +55,26 @@ def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: floa
             moves = simplify_moves(result.moves)
             qtm.append(move_length(moves, "qtm"))
             htm.append(move_length(moves, "htm"))
+            if optimal is not None:
+                is_optimal.append(qtm[-1] == optimal[i])
 
     def stat(values, fn):
         return round(float(fn(values)), 3) if values else None
 
-    return {"cubes": len(states), "solved_fraction": stat(solved, np.mean),
-            "mean_qtm": stat(qtm, np.mean), "median_qtm": stat(qtm, np.median),
-            "mean_htm": stat(htm, np.mean), "median_htm": stat(htm, np.median),
-            "median_s": stat(seconds, np.median), "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),
-            "mean_nodes": stat(nodes, np.mean)}
+    report = {"cubes": len(states), "solved_fraction": stat(solved, np.mean),
+              "mean_qtm": stat(qtm, np.mean), "median_qtm": stat(qtm, np.median),
+              "mean_htm": stat(htm, np.mean), "median_htm": stat(htm, np.median),
+              "median_s": stat(seconds, np.median), "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),
+              "mean_nodes": stat(nodes, np.mean)}
+    if optimal is not None:
+        report.update(optimal_mean_qtm=stat(optimal, np.mean), optimal_fraction=stat(is_optimal, np.mean))
+    return report
+
+
+def optimal_lengths(states: np.ndarray) -> list[int]:
+    """Proven optimal QTM length of each short scramble (at most 12), by meeting the depth-7 table."""
+    table = load_perimeter(MAX_DEPTH)
+    return [exact_distance(row, table, max_forward=5) for row in states]
 
 
 def main() -> None:
@@ -66,6 +83,7 @@ def main() -> None:
     parser.add_argument("--weight", type=float, default=DEFAULT_WEIGHT)
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH)
     parser.add_argument("--budget-s", type=float, default=60.0)
+    parser.add_argument("--perimeter", type=int, default=DEFAULT_DEPTH, help="perimeter depth, 0 for none")
     parser.add_argument("--short", type=int, default=200)
     parser.add_argument("--random", type=int, default=100)
     parser.add_argument("--write-card", action="store_true")
@@ -73,11 +91,15 @@ def main() -> None:
     if args.quick:
         args.short, args.random, args.budget_s = 30, 3, 10.0
     model = load_model()
+    perimeter = load_perimeter(args.perimeter) if args.perimeter else None
     sets = test_sets(args.short, args.random)
     result = {"model_sha256": model.card["sha256"], "weight": args.weight, "batch": args.batch,
-              "budget_s": args.budget_s}
+              "budget_s": args.budget_s,
+              "perimeter": args.perimeter}
+    optimal = optimal_lengths(sets["short"])
     for name, states in sets.items():
-        result[name] = run_set(states, model, args.weight, args.batch, args.budget_s)
+        result[name] = run_set(states, model, args.weight, args.batch, args.budget_s, perimeter,
+                               optimal if name == "short" else None)
     print(json.dumps(result))
     if args.write_card:
         card_path = model_dir() / "cube3.json"

@@ -223,11 +223,15 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
 def _warm_up_solvers(settings) -> None:
     """Load the solver tables and the network now, so that no run pays for it."""
     from solver.heuristic import load_model
+    from solver.perimeter import DEFAULT_DEPTH, load_perimeter
     from solver.pocket import load_table
     from solver.twophase import prepare
 
     load_table(settings.metric)
     load_model()
+    perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
+    if perimeter:
+        load_perimeter(perimeter)
     if settings.solve_fallback == "two-phase":
         prepare()
 

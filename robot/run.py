@@ -61,6 +61,7 @@ class RunSettings:
     solve_budget_s: float = 30.0
     solve_weight: float | None = None
     solve_batch: int | None = None
+    solve_perimeter: int | None = None
     solve_fallback: str | None = None
     fallback_budget_s: float = 1.0
     metric: str = "htm"
@@ -244,6 +245,8 @@ class Runner:
             options["weight"] = self.settings.solve_weight
         if self.settings.solve_batch is not None:
             options["batch"] = self.settings.solve_batch
+        if self.settings.solve_perimeter is not None:
+            options["perimeter"] = self.settings.solve_perimeter
         if self.settings.solve_fallback is not None:
             options.update(fallback=self.settings.solve_fallback, fallback_budget_s=self.settings.fallback_budget_s)
         solution = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s, **options)

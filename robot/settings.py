@@ -13,6 +13,7 @@ from pathlib import Path
 
 from solver.astar import DEFAULT_BATCH, DEFAULT_WEIGHT
 from solver.notation import METRICS
+from solver.perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER, MAX_DEPTH as MAX_PERIMETER
 
 from .config import Config
 from .run import RunSettings
@@ -50,6 +51,7 @@ def run_settings(config: Config) -> RunSettings:
         solve_budget_s=solver.get_float("budget_s", 1.0, above=0, maxval=3600),
         solve_weight=solver.get_float("weight", DEFAULT_WEIGHT, above=0, maxval=100),
         solve_batch=solver.get_int("batch", DEFAULT_BATCH, minval=1, maxval=100_000),
+        solve_perimeter=solver.get_int("perimeter", DEFAULT_PERIMETER, minval=0, maxval=MAX_PERIMETER),
         solve_fallback=None if fallback == "none" else fallback,
         fallback_budget_s=solver.get_float("fallback_budget_s", 1.0, above=0, maxval=600),
         verify=run.get_bool("verify", True),

@@ -14,6 +14,7 @@ from .errors import InvalidState
 from .facelets import check_letters
 from .geometry import FACES, face_turn_permutation
 from .heuristic import load_model
+from .perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER, MAX_DEPTH as MAX_PERIMETER, load_perimeter
 from .notation import check_metric, format_moves, inverse_moves, move_length, parse_moves, simplify_moves
 from .pocket import load_table
 from .pocket_coords import STATES
@@ -50,29 +51,34 @@ class Solution:
 
 
 def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: float = DEFAULT_WEIGHT,
-          batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000, fallback: str | None = None,
-          fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S) -> Solution:
+          batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000, perimeter: int = DEFAULT_PERIMETER,
+          fallback: str | None = None, fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
 
     2x2x2: optimal in the chosen metric, from the BFS table (the search
     arguments do not apply). 3x3x3: batched weighted A* over quarter turns with
     the shipped cost-to-go network, within ``budget_s`` seconds and
     ``max_nodes`` generated nodes; ``found`` is False when a budget ran out.
+    States within ``perimeter`` quarter turns of solved (0 to 7, 0: none) are
+    finished from an exact distance table (see ``solver.perimeter``).
     With ``fallback="two-phase"``, a 3x3x3 that A* did not solve in its budget
     is solved by Kociemba's two-phase algorithm within ``fallback_budget_s``
     seconds, and ``details["solver"]`` says which solver answered.
     Raises ``InvalidState`` for a malformed or impossible state.
     """
     check_metric(metric)
+    _check_perimeter(perimeter)
     _check_fallback(fallback, fallback_budget_s)
     start = time.perf_counter()
     cube = from_facelets(state)
     if cube.size == 2:
         moves = simplify_moves(load_table(metric).solve(cube))
         return Solution(moves, metric, time.perf_counter() - start, 2)
-    result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes)
+    result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes,
+                    perimeter=load_perimeter(perimeter) if perimeter else None)
     details = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
-               "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch}
+               "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch,
+               "perimeter": perimeter}
     moves, found = result.moves, result.found
     if fallback is not None:
         details["solver"] = "neural-astar"
@@ -80,6 +86,11 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: fl
             two_phase = solve_two_phase(cube, fallback_budget_s)  # None only if it found nothing in its budget
             moves, found, details["solver"] = two_phase or [], two_phase is not None, "two-phase"
     return Solution(simplify_moves(moves), metric, time.perf_counter() - start, 3, found, details)
+
+
+def _check_perimeter(depth: int) -> None:
+    if not (isinstance(depth, int) and 0 <= depth <= MAX_PERIMETER):
+        raise InvalidState(f"perimeter depth must be a whole number from 0 to {MAX_PERIMETER}, got {depth!r}")
 
 
 def _check_fallback(fallback: str | None, budget_s: float) -> None:

@@ -3,9 +3,15 @@
 Each iteration pops the ``batch`` open nodes with the lowest
 ``f = weight * g + h``, expands all 12 quarter turns, evaluates every new
 child in one network call, and merges duplicates through exact state keys,
-keeping parent links for the path (DeepCubeA's batch-weighted A*). The
-search stops when a solved state is generated or a budget runs out; ties
-are broken by insertion order, so a given input always gives the same answer.
+keeping parent links for the path (DeepCubeA's batch-weighted A*).
+
+With a perimeter (``solver.perimeter``), a child within its depth of solved
+is not searched further: its exact distance completes a candidate solution,
+and every other child's estimate is raised to ``depth + 1``, a floor its true
+distance is known to reach. The search stops at the end of the first
+iteration that finds a candidate (keeping the shortest found in it), or when
+a budget runs out. Ties are broken by insertion order, so a given input
+always gives the same answer.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import numpy as np
 from .batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_keys
 from .cubie import CubieCube
 from .errors import InvalidState
+from .perimeter import OUTSIDE, Perimeter
 
 DEFAULT_WEIGHT = 0.6
 DEFAULT_BATCH = 200
@@ -68,6 +75,75 @@ class _Nodes:
         return moves[::-1]
 
 
+class _Open:
+    """The open list: a heap on (f, insertion order)."""
+
+    def __init__(self):
+        self.heap: list[tuple[float, int, int]] = []
+        self.tie = 0
+
+    def push(self, f: np.ndarray, ids: np.ndarray) -> None:
+        for value, node in zip(f.tolist(), ids.tolist()):
+            heapq.heappush(self.heap, (value, self.tie, node))
+            self.tie += 1
+
+    def pop(self, batch: int) -> np.ndarray:
+        """The ids of up to ``batch`` open nodes with the lowest f."""
+        count = min(batch, len(self.heap))
+        return np.array([heapq.heappop(self.heap)[2] for _ in range(count)], dtype=np.int64)
+
+
+class _Search:
+    """One search's tree, open list and best candidate solution."""
+
+    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float):
+        self.heuristic, self.perimeter, self.weight = heuristic, perimeter, weight
+        self.puzzle = Puzzle.cube3()
+        self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
+        self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
+        self.nodes = _Nodes(self.puzzle.slots)
+        self.index: dict[bytes, int] = {}
+        self.open = _Open()
+        self.best: tuple[int, list[int]] | None = None  # (length, moves) of the best candidate
+
+    def goal_distance(self, states: np.ndarray) -> np.ndarray:
+        """Exact distance of states inside the perimeter (or solved ones without it), else OUTSIDE."""
+        if self.perimeter is not None:
+            return self.perimeter.distance(states)
+        return np.where(is_solved(self.puzzle, states), 0, OUTSIDE).astype(np.int16)
+
+    def add(self, states: np.ndarray, g: np.ndarray, parents: np.ndarray, moves: np.ndarray) -> None:
+        """Record new nodes: those inside the perimeter become candidates, the rest open nodes."""
+        ids = self.nodes.add(states, g, parents, moves)
+        distance = self.goal_distance(states)
+        inside = distance != OUTSIDE
+        for i in np.flatnonzero(inside):
+            self.offer(int(ids[i]), int(g[i] + distance[i]))
+        outside = ~inside
+        if outside.any():
+            h = np.maximum(self.heuristic(states[outside]), self.floor)
+            self.open.push(self.weight * g[outside] + h, ids[outside])
+
+    def offer(self, node: int, length: int) -> None:
+        if self.best is not None and length >= self.best[0]:
+            return
+        tail = self.perimeter.finish(self.nodes.states[node]) if self.perimeter is not None else []
+        if tail is not None:
+            self.best = (length, self.nodes.path(node) + tail)
+
+    def expand(self, popped: np.ndarray) -> None:
+        children = apply_all_moves(self.puzzle, self.nodes.states[popped], self.puzzle.quarter_turns)
+        children = children.reshape(-1, self.puzzle.slots)
+        parents = np.repeat(popped, len(self.turns))
+        child_g = self.nodes.g[parents] + 1
+        moves = np.tile(self.turns, len(popped))
+        fresh, keys = _merge_duplicates(children, parents, child_g, moves, self.nodes, self.index)
+        if len(fresh):
+            first = self.nodes.count
+            self.index.update(zip((keys[i] for i in fresh), range(first, first + len(fresh))))
+            self.add(children[fresh], child_g[fresh], parents[fresh], moves[fresh])
+
+
 def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
     if not weight > 0:
         raise InvalidState(f"weight must be positive, got {weight}")
@@ -80,52 +156,27 @@ def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
 
 
 def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: int = DEFAULT_BATCH,
-           budget_s: float = 60.0, max_nodes: int = 10_000_000) -> SearchResult:
+           budget_s: float = 60.0, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None) -> SearchResult:
     """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state)."""
     _check(weight, batch, budget_s, max_nodes)
     start = time.perf_counter()
-    puzzle = Puzzle.cube3()
-    turns = np.array([puzzle.moves[k] for k in puzzle.quarter_turns], dtype=np.int16)
+    run = _Search(heuristic, perimeter, weight)
     root = from_cubie(cube)[None]
-    nodes = _Nodes(puzzle.slots)
-    nodes.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
-    if is_solved(puzzle, root)[0]:
-        return SearchResult([], True, 1, 0, time.perf_counter() - start, False)
-    index = {state_keys(root)[0].tobytes(): 0}
-    open_heap = [(float(heuristic(root)[0]), 0, 0)]  # (f, tie, node)
-    iterations, tie = 0, 1
-    while open_heap:
-        if time.perf_counter() - start > budget_s or nodes.count >= max_nodes:
-            return SearchResult([], False, nodes.count, iterations, time.perf_counter() - start, True)
-        popped = _pop_batch(open_heap, batch)
+    run.index[state_keys(root)[0].tobytes()] = 0
+    run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
+    iterations, exhausted = 0, False
+    while run.best is None and run.open.heap:
+        if time.perf_counter() - start > budget_s or run.nodes.count >= max_nodes:
+            exhausted = True
+            break
+        run.expand(run.open.pop(batch))
         iterations += 1
-        children = apply_all_moves(puzzle, nodes.states[popped], puzzle.quarter_turns).reshape(-1, puzzle.slots)
-        parents = np.repeat(popped, len(turns))
-        child_g = nodes.g[parents] + 1
-        fresh, keys = _merge_duplicates(children, parents, child_g, turns, nodes, index)
-        if not len(fresh):
-            continue
-        ids = nodes.add(children[fresh], child_g[fresh], parents[fresh], np.tile(turns, len(popped))[fresh])
-        index.update(zip((keys[i] for i in fresh), ids.tolist()))
-        goal = np.flatnonzero(is_solved(puzzle, children[fresh]))
-        if len(goal):
-            node = int(ids[goal[0]])
-            return SearchResult(nodes.path(node), True, nodes.count, iterations, time.perf_counter() - start, False)
-        h = heuristic(children[fresh])
-        f = weight * child_g[fresh] + h
-        for value, node in zip(f.tolist(), ids.tolist()):
-            heapq.heappush(open_heap, (value, tie, node))
-            tie += 1
-    return SearchResult([], False, nodes.count, iterations, time.perf_counter() - start, False)
+    moves = run.best[1] if run.best else []
+    return SearchResult(moves, run.best is not None, run.nodes.count, iterations,
+                        time.perf_counter() - start, exhausted)
 
 
-def _pop_batch(open_heap: list, batch: int) -> np.ndarray:
-    """The ids of up to ``batch`` open nodes with the lowest f."""
-    count = min(batch, len(open_heap))
-    return np.array([heapq.heappop(open_heap)[2] for _ in range(count)], dtype=np.int64)
-
-
-def _merge_duplicates(children, parents, child_g, turns, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:
+def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:
     """(indices of children never seen before, every child's key); seen ones reached more cheaply
     get the better parent."""
     keys = [k.tobytes() for k in state_keys(children)]
@@ -140,5 +191,5 @@ def _merge_duplicates(children, parents, child_g, turns, nodes: _Nodes, index: d
         if child_g[i] < nodes.g[node]:
             nodes.g[node] = child_g[i]
             nodes.parent[node] = parents[i]
-            nodes.move[node] = turns[i % len(turns)]
+            nodes.move[node] = moves[i]
     return np.array(fresh, dtype=np.int64), keys

@@ -10,6 +10,7 @@ from . import api
 from .errors import InvalidState
 from .astar import DEFAULT_BATCH, DEFAULT_WEIGHT
 from .notation import METRICS
+from .perimeter import DEFAULT_DEPTH, MAX_DEPTH
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,6 +24,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-nodes", type=int, default=10_000_000, help="3x3x3: budget of generated nodes")
     p.add_argument("--weight", type=float, default=DEFAULT_WEIGHT, help="3x3x3: weight of g in f = w*g + h")
     p.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="3x3x3: nodes expanded per iteration")
+    p.add_argument("--perimeter", type=int, default=DEFAULT_DEPTH,
+                   help=f"3x3x3: depth of the exact table around solved, 0 to {MAX_DEPTH} (0: none; 7 takes 83 MB)")
     p = sub.add_parser("scramble", help="print a seeded random scramble and its state as JSON")
     p.add_argument("--puzzle", type=int, choices=(2, 3), required=True)
     p.add_argument("--seed", type=int)
@@ -39,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> int:
     if args.command == "solve":
         solution = api.solve(args.state, args.metric, budget_s=args.budget_s, weight=args.weight,
-                             batch=args.batch, max_nodes=args.max_nodes)
+                             batch=args.batch, max_nodes=args.max_nodes, perimeter=args.perimeter)
         if args.json:
             print(json.dumps(solution.as_dict()))
         elif solution.found:
