@@ -10,7 +10,8 @@ is not searched further: its exact distance completes a candidate solution,
 and every other child's estimate is raised to ``depth + 1``, a floor its true
 distance is known to reach. The search stops at the end of the first
 iteration that finds a candidate (keeping the shortest found in it), or when
-a budget runs out. Ties are broken by insertion order, so a given input
+a budget runs out; then any stretch of the solution that the perimeter knows
+a shorter way to make is replaced (``solver.perimeter.shorten``). Ties are broken by insertion order, so a given input
 always gives the same answer.
 """
 
@@ -25,7 +26,7 @@ import numpy as np
 from .batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_keys
 from .cubie import CubieCube
 from .errors import InvalidState
-from .perimeter import OUTSIDE, Perimeter
+from .perimeter import OUTSIDE, Perimeter, shorten
 
 DEFAULT_WEIGHT = 0.6
 DEFAULT_BATCH = 200
@@ -172,6 +173,8 @@ def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: in
         run.expand(run.open.pop(batch))
         iterations += 1
     moves = run.best[1] if run.best else []
+    if perimeter is not None:
+        moves = shorten(moves, perimeter)
     return SearchResult(moves, run.best is not None, run.nodes.count, iterations,
                         time.perf_counter() - start, exhausted)
 

@@ -22,7 +22,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .batch import Puzzle, apply_all_moves, is_solved, solved, state_keys
+from .batch import Puzzle, apply_all_moves, apply_move, is_solved, solved, state_keys
+from .notation import inverse_moves
 from .table_cache import read_table, write_table
 
 DEFAULT_DEPTH = 6
@@ -134,3 +135,34 @@ def exact_distance(state: np.ndarray, perimeter: Perimeter, max_forward: int = 5
         _, first = np.unique(state_hashes(children), return_index=True)
         layer = children[first]
     return None
+
+
+def shorten(moves: list[int], perimeter: Perimeter) -> list[int]:
+    """The same net turn with every stretch that the perimeter knows a shorter way to make
+    replaced by it, largest saving first, until none is left (``moves``: quarter turns)."""
+    moves = list(moves)
+    while True:
+        found = _best_shortcut(moves, perimeter)
+        if found is None:
+            return moves
+        start, end, state = found
+        moves[start:end] = inverse_moves(perimeter.finish(state))
+
+
+def _best_shortcut(moves: list[int], perimeter: Perimeter) -> tuple[int, int, np.ndarray] | None:
+    """(start, end, net turn as a batch row) of the stretch ``moves[start:end]`` whose exact
+    length saves the most quarter turns, or None if no stretch can be made shorter."""
+    puzzle = Puzzle.cube3()
+    n = len(moves)
+    axis = {m: k for k, m in enumerate(puzzle.moves)}
+    states = solved(puzzle, n)  # row i: the net turn of moves[i:i + span]
+    best, best_saving = None, 0
+    for span in range(1, n + 1):
+        starts = np.arange(n - span + 1)
+        states = apply_move(puzzle, states[: len(starts)], np.array([axis[moves[i + span - 1]] for i in starts]))
+        distance = perimeter.distance(states)
+        saving = np.where(distance == OUTSIDE, 0, span - distance)
+        i = int(saving.argmax())
+        if saving[i] > best_saving and perimeter.finish(states[i]) is not None:
+            best, best_saving = (i, i + span, states[i]), int(saving[i])
+    return best

@@ -8,7 +8,7 @@ from solver.cli import main as solver_cli
 from solver.cubie import CubieCube, apply_moves_cubie, solved_facelets
 from solver.heuristic import load_model
 from solver.notation import parse_moves
-from solver.perimeter import OUTSIDE, build, exact_distance, load_perimeter
+from solver.perimeter import OUTSIDE, build, exact_distance, load_perimeter, shorten
 from solver.scramble import random_scrambles
 from solver.table_cache import cache_dir
 
@@ -53,6 +53,26 @@ def test_exact_distance_agrees_with_the_deeper_table(depth4):
     for state in states:
         assert exact_distance(state, depth2, max_forward=2) == depth4.distance(state[None])[0]
     assert exact_distance(row("R U F L D B"), depth2, max_forward=2) is None
+
+
+def same_turn(a, b):
+    return apply_moves_cubie(CubieCube.solved(3), a) == apply_moves_cubie(CubieCube.solved(3), b)
+
+
+def test_shorten_replaces_stretches_with_shorter_ones(depth4):
+    sexy = parse_moves("R U R' U'")
+    assert shorten(sexy * 6, depth4) == []  # six of them turn nothing
+    assert shorten(parse_moves("R R R"), depth4) == parse_moves("R'")
+    assert shorten(parse_moves("F R U U' F F F L L'"), depth4) == parse_moves("F R F'")
+    assert shorten(parse_moves("R U F L D B"), depth4) == parse_moves("R U F L D B")
+
+
+def test_shorten_never_changes_the_net_turn_or_lengthens(depth4):
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        moves = rng.choice(PUZZLE.quarter_turns, size=int(rng.integers(0, 25))).tolist()
+        short = shorten(moves, depth4)
+        assert len(short) <= len(moves) and same_turn(moves, short)
 
 
 def test_depth_is_checked():
