@@ -28,8 +28,8 @@ from .cubie import CubieCube
 from .errors import InvalidState
 from .perimeter import OUTSIDE, Perimeter, shorten
 
-DEFAULT_WEIGHT = 0.6
-DEFAULT_BATCH = 200
+DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
+DEFAULT_BATCH = 1000
 
 
 @dataclass

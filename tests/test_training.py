@@ -47,12 +47,18 @@ def test_train_resume_export_round_trip(tmp_path):
     trainer.save()
     resumed = Trainer(checkpoint, Recipe(), resume=True)
     assert resumed.steps == 3 and resumed.recipe.width == 16
-    export(checkpoint, tmp_path)
+    export(checkpoint, tmp_path, quantize=False)
     model = load_model(str(tmp_path))
     states = random_states(Puzzle.cube3(), 50, np.random.default_rng(1))
     with torch.no_grad():
         expected = np.maximum(resumed.net(torch.from_numpy(states.astype(np.int64))).numpy(), 0)
-    assert np.allclose(model(states), expected, atol=1e-4)
+    assert np.allclose(model(states), expected, atol=1e-4) and model.card["quantization"] is None
+    export(checkpoint, tmp_path)
+    load_model.cache_clear()
+    quantized = load_model(str(tmp_path))
+    error = quantized.card["quantization"]
+    assert 0 <= error["mean_abs_error"] <= error["max_abs_error"] < 0.5
+    assert np.abs(quantized(states) - expected).mean() < 0.5
     solved, _ = greedy_rollout(resumed.net, states[:4], 2)
     assert solved.shape == (4,)
     assert model.card["parameters"] == sum(p.numel() for p in CostToGo(16, 1).parameters())
