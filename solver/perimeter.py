@@ -9,10 +9,11 @@ walking down the table; outside it the true distance is known to be at
 least ``depth + 1``, a floor for the network's estimate.
 
 The table is kept in the table cache (``solver.table_cache``) after its
-first build. States are stored as a sorted array of 64-bit hashes of their exact keys
-(9 bytes per state with the distance). Two states sharing a hash is so
-unlikely (about 3e-8 for the whole depth-6 table) that a hit is trusted during the
-search, and every finished solution is checked by replaying it.
+first build. States are stored as a sorted array of 64-bit hashes of their
+exact keys (9 bytes per state with the distance). Two states sharing a hash
+is so unlikely (about 3e-8 for the whole depth-6 table) that a hit is
+trusted as an estimate during the search, while every walk down the table
+is checked to end at the solved state.
 """
 
 from __future__ import annotations
