@@ -94,8 +94,7 @@ def main() -> None:
     perimeter = load_perimeter(args.perimeter) if args.perimeter else None
     sets = test_sets(args.short, args.random)
     result = {"model_sha256": model.card["sha256"], "weight": args.weight, "batch": args.batch,
-              "budget_s": args.budget_s,
-              "perimeter": args.perimeter}
+              "budget_s": args.budget_s, "perimeter": args.perimeter}
     optimal = optimal_lengths(sets["short"])
     for name, states in sets.items():
         result[name] = run_set(states, model, args.weight, args.batch, args.budget_s, perimeter,

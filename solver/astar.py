@@ -11,8 +11,8 @@ and every other child's estimate is raised to ``depth + 1``, a floor its true
 distance is known to reach. The search stops at the end of the first
 iteration that finds a candidate (keeping the shortest found in it), or when
 a budget runs out; then any stretch of the solution that the perimeter knows
-a shorter way to make is replaced (``solver.perimeter.shorten``). Ties are broken by insertion order, so a given input
-always gives the same answer.
+a shorter way to make is replaced (``solver.perimeter.shorten``). Ties are
+broken by insertion order, so a given input always gives the same answer.
 """
 
 from __future__ import annotations

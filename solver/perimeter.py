@@ -88,16 +88,22 @@ def build(depth: int = DEFAULT_DEPTH) -> Perimeter:
     layers = [state_hashes(frontier)]
     seen = layers[0]
     for _ in range(depth):
-        children = apply_all_moves(puzzle, frontier, puzzle.quarter_turns).reshape(-1, puzzle.slots)
-        hashes, first = np.unique(state_hashes(children), return_index=True)
+        children, hashes = _next_layer(puzzle, frontier)
         new = ~_member(hashes, seen)
-        frontier, layer = children[first[new]], hashes[new]
+        frontier, layer = children[new], hashes[new]
         layers.append(layer)
         seen = np.sort(np.concatenate([seen, layer]))
     distances = np.concatenate([np.full(len(h), d, np.uint8) for d, h in enumerate(layers)])
     hashes = np.concatenate(layers)
     order = np.argsort(hashes, kind="stable")
     return Perimeter(depth, hashes[order], distances[order], time.perf_counter() - start)
+
+
+def _next_layer(puzzle: Puzzle, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct states one quarter turn from ``states``, their hashes, sorted)."""
+    children = apply_all_moves(puzzle, states, puzzle.quarter_turns).reshape(-1, puzzle.slots)
+    hashes, first = np.unique(state_hashes(children), return_index=True)
+    return children[first], hashes
 
 
 def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
@@ -132,9 +138,7 @@ def exact_distance(state: np.ndarray, perimeter: Perimeter, max_forward: int = 5
         inside = perimeter.distance(layer)
         if (inside != OUTSIDE).any():
             return k + int(inside[inside != OUTSIDE].min())
-        children = apply_all_moves(puzzle, layer, puzzle.quarter_turns).reshape(-1, puzzle.slots)
-        _, first = np.unique(state_hashes(children), return_index=True)
-        layer = children[first]
+        layer, _ = _next_layer(puzzle, layer)
     return None
 
 
@@ -146,13 +150,13 @@ def shorten(moves: list[int], perimeter: Perimeter) -> list[int]:
         found = _best_shortcut(moves, perimeter)
         if found is None:
             return moves
-        start, end, state = found
-        moves[start:end] = inverse_moves(perimeter.finish(state))
+        start, end, replacement = found
+        moves[start:end] = replacement
 
 
-def _best_shortcut(moves: list[int], perimeter: Perimeter) -> tuple[int, int, np.ndarray] | None:
-    """(start, end, net turn as a batch row) of the stretch ``moves[start:end]`` whose exact
-    length saves the most quarter turns, or None if no stretch can be made shorter."""
+def _best_shortcut(moves: list[int], perimeter: Perimeter) -> tuple[int, int, list[int]] | None:
+    """(start, end, shorter moves) for the stretch ``moves[start:end]`` whose exact length saves
+    the most quarter turns, or None if no stretch can be made shorter."""
     puzzle = Puzzle.cube3()
     n = len(moves)
     axis = {m: k for k, m in enumerate(puzzle.moves)}
@@ -164,6 +168,8 @@ def _best_shortcut(moves: list[int], perimeter: Perimeter) -> tuple[int, int, np
         distance = perimeter.distance(states)
         saving = np.where(distance == OUTSIDE, 0, span - distance)
         i = int(saving.argmax())
-        if saving[i] > best_saving and perimeter.finish(states[i]) is not None:
-            best, best_saving = (i, i + span, states[i]), int(saving[i])
+        if saving[i] > best_saving:
+            walk = perimeter.finish(states[i])  # from the net turn back to solved: its inverse makes it
+            if walk is not None:
+                best, best_saving = (i, i + span, inverse_moves(walk)), int(saving[i])
     return best
