@@ -8,7 +8,7 @@
         link.moves("R U R' U'")
         link.wait()
 
-docs/protocol.md specifies the wire protocol (version 1). Every error is a
+docs/protocol.md specifies the wire protocol (versions 1 and 2). Every error is a
 ``LinkError`` (subclasses tell the causes apart) whose message names the
 port and the frame, motion or motor involved.
 """

@@ -54,7 +54,7 @@ def _frame(body: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m firmware_interface",
-                                     description="robotd firmware link tools (protocol v1)")
+                                     description="robotd firmware link tools (protocol v1 and v2)")
     sub = parser.add_subparsers(dest="command", required=True)
     decode = sub.add_parser("decode", help="pretty-print a captured traffic log")
     decode.add_argument("logfile", help="log file, or - for stdin")

@@ -4,7 +4,8 @@
 duplicate, delay); ``FaultConfig`` adds device faults (stalled motors, home
 switches never found, a reset, going silent or closing the port after a
 number of finished steps). ``Channel`` applies frame faults to one
-direction of the stream. A delay holds the frame and everything behind it,
+direction of the stream; line noise puts a burst of random bytes (as a
+loose ground or a motor's interference would) ahead of a frame. A delay holds the frame and everything behind it,
 as a serial line does: frames are never reordered.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field, fields
 
 from .errors import ConfigError
 
-_RATES = ("drop", "corrupt", "duplicate", "delay")
+_RATES = ("drop", "corrupt", "duplicate", "delay", "noise")
 
 
 @dataclass
@@ -26,6 +27,7 @@ class FrameFaults:
     corrupt: float = 0.0
     duplicate: float = 0.0
     delay: float = 0.0
+    noise: float = 0.0
     delay_ms: float = 50.0
 
     def __post_init__(self):
@@ -93,7 +95,7 @@ class Channel:
     def __init__(self, faults: FrameFaults, rng: random.Random):
         self.faults, self.rng = faults, rng
         self._due: deque[tuple[float, bytes]] = deque()
-        self.counts = {"frames": 0, "dropped": 0, "corrupted": 0, "duplicated": 0, "delayed": 0}
+        self.counts = {"frames": 0, "dropped": 0, "corrupted": 0, "duplicated": 0, "delayed": 0, "noise": 0}
 
     def push(self, frame: bytes, now: float) -> None:
         f, rng = self.faults, self.rng
@@ -104,6 +106,9 @@ class Channel:
         if f.corrupt and rng.random() < f.corrupt:
             self.counts["corrupted"] += 1
             frame = self._corrupt(frame)
+        if f.noise and rng.random() < f.noise:
+            self.counts["noise"] += 1
+            frame = self._noise() + frame
         copies = 1
         if f.duplicate and rng.random() < f.duplicate:
             self.counts["duplicated"] += 1
@@ -121,6 +126,10 @@ class Channel:
         i = self.rng.randrange(len(data))
         data[i] = (data[i] + self.rng.randrange(1, 256)) % 256
         return bytes(data)
+
+    def _noise(self) -> bytes:
+        """1 to 8 random bytes, now and then with a line end among them."""
+        return bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 8)))
 
     def take(self, now: float) -> bytes:
         out = bytearray()

@@ -1,14 +1,19 @@
-"""The device side of protocol v1 as a pure state machine: what the firmware does with each frame.
+"""The device side of protocols v1 and v2 as a pure state machine: what the firmware does with each frame.
 
 ``Firmware`` has no I/O and no clock of its own: the caller passes bytes
 and the current time in, and takes the frames to send out. The simulator
 runs it on a pseudo-terminal; it is also the reference a C port can follow
 (docs/protocol.md describes the same rules). Motors are modelled by their
 timing only; each finished face turn is applied to a ``VirtualCube``.
+
+Turn times: a motor never sent MOTOR takes ``MotorTiming.quarter_ms`` /
+``half_ms`` (scaled by SPEED); a motor set up with MOTOR (version 2) follows
+the trapezoid profile of docs/protocol.md section 16, ``profile_seconds``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import deque
 from dataclasses import dataclass, fields
@@ -21,10 +26,31 @@ from solver.facelets import check_letters
 from solver.geometry import face_turn_permutation
 
 from .errors import ConfigError
-from .protocol import (NO_FAULT, PROTOCOL_VERSION, Ack, Boot, Command, DecodeError, Decoder, Done, Estop,
+from .protocol import (NO_FAULT, PROTOCOL_VERSION, PROTOCOL_VERSIONS, Ack, Boot, Command, DecodeError, Decoder, Done, Estop,
                        EstopReply, FaultReport, Hello, HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text,
                        parse_host, seq_add, seq_diff)
-from .steps import CLEAR, SIX_AXIS, Rig, Step, parse_step
+from .steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step, parse_step
+
+DEFAULT_JOG_STEPS = 200     # steps per quarter turn assumed for JOG on a motor never set up
+
+
+def profile_seconds(steps: float, rate: float, accel: float) -> float:
+    """Time of a move of ``steps`` with a symmetric trapezoid: cruise ``rate`` steps/s, ``accel`` steps/s²."""
+    if steps <= 0:
+        return 0.0
+    if steps >= rate * rate / accel:
+        return steps / rate + rate / accel
+    return 2 * math.sqrt(steps / accel)
+
+
+def cruise_rate(quarter_steps: int, rate: float, accel: float, quarter_s: float) -> float:
+    """The motor's top ``rate``, lowered so that a quarter turn takes no less than ``quarter_s`` (SPEED):
+    the smaller root of v² − A·T·v + A·S = 0 when that is below ``rate``."""
+    if quarter_s > 0 and profile_seconds(quarter_steps, rate, accel) < quarter_s:
+        at = accel * quarter_s
+        root = (at - math.sqrt(max(at * at - 4 * accel * quarter_steps, 0.0))) / 2
+        return min(rate, root)
+    return float(rate)
 
 
 @dataclass
@@ -83,14 +109,20 @@ class _Running:
 
 
 class Firmware:
-    """Protocol v1 device engine: sessions, sequencing, the step queue, faults, heartbeats."""
+    """Device engine of protocols v1 and v2: sessions, sequencing, the step queue, faults, heartbeats.
+
+    ``proto`` is the highest version spoken, ``min_proto`` the lowest (a v1-only device:
+    ``proto=1``). ``plan`` and ``rate`` are the version-2 HELLO fields (``plan`` never above the
+    queue size)."""
 
     def __init__(self, *, rig: Rig = SIX_AXIS, timing: MotorTiming | None = None, cube: VirtualCube | None = None,
-                 proto: int = PROTOCOL_VERSION, fw: str = "robotd-sim/1.0", window: int = 8, queue: int = 16,
+                 proto: int = PROTOCOL_VERSION, min_proto: int = PROTOCOL_VERSIONS[0], fw: str = "robotd-sim/1.0",
+                 window: int = 8, queue: int = 16, plan: int = DEFAULT_PLAN, rate: int = DEFAULT_RATE,
                  heartbeat_ms: int = 100, watchdog_ms: int = 1000, rng: random.Random | None = None):
         self.rig, self.timing = rig, timing or MotorTiming()
         self.cube = cube or VirtualCube()
-        self.proto, self.fw, self.window, self.queue_size = proto, fw, window, queue
+        self.proto, self.min_proto, self.fw, self.window, self.queue_size = proto, min_proto, fw, window, queue
+        self.plan_size, self.max_rate = max(1, min(plan, queue)), rate
         self.heartbeat_ms, self.watchdog_ms = heartbeat_ms, watchdog_ms
         self.rng = rng or random.Random()
         self.stalled: set[str] = set()       # motors that stall on their next move
@@ -111,6 +143,7 @@ class Firmware:
         self.powered = True
         self.decoder = Decoder()
         self.session: str | None = None
+        self.session_proto = 0               # version of the open session
         self.expected = 0
         self.last_reply: bytes = b""
         self.nak_for: int | None = None
@@ -119,6 +152,7 @@ class Firmware:
         self.done = 0
         self.fault: tuple[str, int | None, int | None] | None = None   # code, mid, seq
         self.enabled: set[str] = set()
+        self.motor_setup: dict[str, tuple[int, int, int, int]] = {}   # MOTOR: steps, rate, accel/100, dir
         self.quarter_ms, self.half_ms = self.timing.quarter_ms, self.timing.half_ms
         self.last_host = now
         self.next_heartbeat = now + self.heartbeat_ms / 1000
@@ -156,6 +190,7 @@ class Firmware:
             self.estop_times.append(now)
             self._send(EstopReply(message.token, self.done).encode())
             self._latch("ESTOP")
+            self.enabled.clear()                 # drivers off: a jammed rig goes limp
         elif isinstance(message, StatusQuery):
             self._send(self.report(message.token).encode())
         elif isinstance(message, Hello):
@@ -166,17 +201,21 @@ class Firmware:
             pass                                 # any valid frame feeds the watchdog
 
     def _hello_reply(self, session: str) -> HelloReply:
-        return HelloReply(session, self.proto, self.fw, self.rig.name, self.rig.motors, self.boot_id, self.window,
-                          self.queue_size, self.heartbeat_ms, self.watchdog_ms,
-                          self.fault[0] if self.fault else NO_FAULT)
+        v2 = self.session_proto >= 2
+        return HelloReply(session, self.session_proto, self.fw, self.rig.name, self.rig.motors, self.boot_id,
+                          self.window, self.queue_size, self.heartbeat_ms, self.watchdog_ms,
+                          self.fault[0] if self.fault else NO_FAULT,
+                          self.plan_size if v2 else None, self.max_rate if v2 else None)
 
     def _hello(self, hello: Hello) -> None:
-        if hello.proto != self.proto:
+        if not self.min_proto <= hello.proto <= self.proto:
             self._send(HelloReply(hello.session, self.proto, self.fw).encode())   # no session opened
             return
-        if hello.session != self.session:        # a new session; a repeated HELLO just gets the reply again
+        if hello.session != self.session or hello.proto != self.session_proto:
+            # a new session; a repeated HELLO just gets the reply again
             self._stop_motion()
             self.session, self.expected, self.nak_for, self.done = hello.session, hello.seq, None, 0
+            self.session_proto = hello.proto
             self.last_reply = Ack(seq_add(hello.seq, -1)).encode()
         self._send(self._hello_reply(hello.session).encode())
 
@@ -204,12 +243,16 @@ class Firmware:
             return Ack(command.seq), None
         if self.fault is not None:
             return Rej(command.seq, "FAULTED", f"{self.fault[0]} latched"), None
-        parsed = parse_step(command.verb, command.args, self.rig)
+        parsed = parse_step(command.verb, command.args, self.rig, self.session_proto, max_rate=self.max_rate,
+                            max_plan=self.plan_size)
         if isinstance(parsed, tuple):
             return Rej(command.seq, *parsed), parsed[0]
-        if len(self.queue) + (self.running is not None) >= self.queue_size:
-            return Rej(command.seq, "QFULL", f"{self.queue_size} steps queued"), "QFULL"
-        self.queue.append(parsed)
+        steps = parsed if isinstance(parsed, list) else [parsed]     # PLAN: all its turns or none
+        used = len(self.queue) + (self.running is not None)
+        if used + len(steps) > self.queue_size:
+            return Rej(command.seq, "QFULL", f"{used} of {self.queue_size} steps queued, {len(steps)} more sent"), \
+                "QFULL"
+        self.queue.extend(steps)
         return Ack(command.seq), None
 
     # ------------------------------------------------------------ faults
@@ -258,6 +301,7 @@ class Firmware:
         if self.session is not None and now - self.last_host > self.watchdog_ms / 1000:
             if self.running is not None or self.queue:
                 self._latch("HOSTLOST")
+                self.enabled.clear()             # drivers off
         if now >= self.next_heartbeat:
             self._send(self.report().encode())
             self.next_heartbeat += self.heartbeat_ms / 1000
@@ -275,8 +319,10 @@ class Firmware:
 
     def _start(self, step: Step, now: float) -> None:
         motors = [m for m, _ in step.turns] or list(step.motors or self.rig.motors)
-        if step.verb in ("ENABLE", "DISABLE", "SPEED"):
-            if step.verb == "ENABLE":
+        if step.verb in ("ENABLE", "DISABLE", "SPEED", "MOTOR"):
+            if step.verb == "MOTOR":
+                self.motor_setup[step.motors[0]] = step.setup
+            elif step.verb == "ENABLE":
                 self.enabled.update(motors)
             elif step.verb == "DISABLE":
                 self.enabled.difference_update(motors)
@@ -292,12 +338,25 @@ class Firmware:
         if step.verb == "HOME":
             ms, bad, code = self.timing.home_ms, [m for m in motors if m in self.limit], "LIMIT"
         else:
-            ms = max(self.quarter_ms if abs(q) == 1 else self.half_ms for _, q in step.turns)
+            ms = max(self.move_ms(step.verb, m, q) for m, q in step.turns)
             bad, code = [m for m in motors if m in self.stalled], "STALL"
         if bad:   # fails part-way
             self.running = _Running(step, now + ms / 2000, code, bad[0])
         else:
             self.running = _Running(step, now + (ms + self.timing.settle_ms) / 1000)
+
+    def move_ms(self, verb: str, motor: str, amount: int) -> float:
+        """How long one motor's part of a TURN/PAIR (``amount`` quarter turns) or JOG (steps) takes, in ms."""
+        setup = self.motor_setup.get(motor)
+        if setup is None:
+            if verb == "JOG":
+                return self.quarter_ms * abs(amount) / DEFAULT_JOG_STEPS
+            return self.quarter_ms if abs(amount) == 1 else self.half_ms
+        quarter_steps, rate, accel, _ = setup
+        accel *= 100
+        v = cruise_rate(quarter_steps, rate, accel, self.quarter_ms / 1000)
+        steps = abs(amount) if verb == "JOG" else quarter_steps * abs(amount)
+        return 1000 * profile_seconds(steps, v, accel)
 
     def _finish(self, running: _Running) -> None:
         self.running = None
@@ -305,7 +364,7 @@ class Firmware:
         if running.outcome is not None:
             self._latch(running.outcome, mid=step.mid, motor=running.motor)
             return
-        for motor, q in step.turns:
+        for motor, q in step.turns if step.verb != "JOG" else ():     # a jog moves no whole face
             self.cube.turn(motor, q)
         self.done = step.mid
         self.executed.append(step)

@@ -84,7 +84,8 @@ def _device_words(m) -> str:
     if isinstance(m, HelloReply):
         motors = ",".join(m.motors or ())
         return (f"HELLO     session {m.session}, protocol {m.proto}, firmware {m.fw}, rig {m.rig} [{motors}], "
-                f"boot {m.boot}, window {m.window}, queue {m.queue}, fault {m.fault}")
+                f"boot {m.boot}, window {m.window}, queue {m.queue}, fault {m.fault}"
+                + (f", plan {m.plan}, rate {m.rate}" if m.plan is not None else ""))
     if isinstance(m, Ack):
         return f"ACK       received through #{m.seq}"
     if isinstance(m, Nak):

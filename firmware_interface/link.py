@@ -1,4 +1,10 @@
-"""Host side of the firmware link: ``RigLink`` drives a rig over pyserial with protocol v1.
+"""Host side of the firmware link: ``RigLink`` drives a rig over pyserial with protocol v2 (or v1).
+
+The handshake asks for version 2; a version-1 device answers ``proto=1``
+without a session, and the link greets it again at once with ``proto=1``
+and runs a version-1 session (``info["protocol"]``). ``plan`` then sends
+TURN/PAIR frames instead of PLAN, so callers need not care; ``setup_motor``
+and ``jog`` need version 2.
 
 Threading model
 ---------------
@@ -7,8 +13,8 @@ reads the port, decodes frames and runs every timer: retransmission,
 heartbeat, silence detection, handshake and emergency-stop retries. All
 state sits behind one lock; every public method is thread-safe.
 
-* Never block: ``turn``, ``turn_pair``, ``moves``, ``home``, ``enable``,
-  ``disable``, ``set_speed`` (queue a step, return a ``Motion``),
+* Never block: ``turn``, ``turn_pair``, ``moves``, ``plan``, ``home``, ``enable``,
+  ``disable``, ``set_speed``, ``setup_motor``, ``jog`` (queue steps, return Motions),
   ``estop(wait=False)`` (returns a Future), ``status``.
 * Block: ``connect``, ``wait``, ``Motion.wait``, ``estop()`` (at most
   ``timing.estop_timeout``), ``query``, ``clear``, ``close``.
@@ -44,7 +50,7 @@ import serial
 from .commands import RigCommands
 from .errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
 from .framelog import TrafficLog
-from .protocol import PROTOCOL_VERSION, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid, parse_device
+from .protocol import PROTOCOL_VERSION, PROTOCOL_VERSIONS, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid, parse_device
 from .steps import CLEAR, RIGS, Step
 from .timing import LinkTiming
 from .transport import Motion, Outgoing, Transport, _result, report_dict
@@ -74,6 +80,7 @@ class RigLink(RigCommands):
         self._info: dict | None = None
         self._hello: Future | None = None
         self._hello_frame, self._hello_due, self._session, self._first_seq = b"", 0.0, "", 0
+        self._asked = PROTOCOL_VERSION           # the version the current HELLO asks for
         self._heard: list = [0, []]
         self._reported: LinkError | None = None
         self._motors: tuple[str, ...] = ()
@@ -227,6 +234,13 @@ class RigLink(RigCommands):
     def _handshake_message(self, msg, raw: bytes, now: float) -> None:
         hello = self._hello
         if isinstance(msg, HelloReply) and msg.session == self._session:
+            if msg.boot is None and msg.proto in PROTOCOL_VERSIONS and msg.proto < self._asked:
+                # an older device, no session opened: greet it again at once in its version
+                self._note(f"the device speaks protocol {msg.proto}: greeting it again with proto={msg.proto}", now)
+                self._asked = msg.proto
+                self._hello_frame = Hello(msg.proto, self._session, self._first_seq).encode()
+                self._hello_due = now
+                return
             self._after.append(lambda: hello.done() or hello.set_result(msg))
         elif isinstance(msg, Boot):
             self._hello_due = now       # it just booted: greet it at once
@@ -253,6 +267,7 @@ class RigLink(RigCommands):
             self._reported, self._info = None, None
             self._session = f"{random.getrandbits(32):08X}"
             self._first_seq = random.randrange(1, 65536)
+            self._asked = PROTOCOL_VERSION
             self._hello_frame = Hello(PROTOCOL_VERSION, self._session, self._first_seq).encode()
             self._hello, self._hello_due, self._heard = hello, now, [0, []]
             self._tick(now)
@@ -271,17 +286,20 @@ class RigLink(RigCommands):
         if not count:
             why = f"nothing received (wrong port, firmware not running, or not {baud} baud?)"
         else:
-            why = (f"received {count} line(s) but no protocol {PROTOCOL_VERSION} handshake, e.g. {samples[0]!r} "
+            why = (f"received {count} line(s) but no protocol handshake, e.g. {samples[0]!r} "
                    f"(other firmware, or not {baud} baud?)")
         return HandshakeError(f"no answer to HELLO within {wait} s: {why}", port=self.port, log=self.dump_log())
 
     def _establish(self, reply: HelloReply) -> dict:
-        if reply.proto != PROTOCOL_VERSION:
+        spoken = "version 1" if len(PROTOCOL_VERSIONS) == 1 else \
+            f"versions {PROTOCOL_VERSIONS[0]} to {PROTOCOL_VERSIONS[-1]}"
+        if reply.proto not in PROTOCOL_VERSIONS or reply.proto != self._asked:
             raise ProtocolVersionError(
                 f"the device speaks protocol version {reply.proto} (firmware {reply.fw or 'unknown'}), this host "
-                f"speaks version {PROTOCOL_VERSION}: flash matching firmware or update robotd",
+                f"speaks {spoken}: flash matching firmware or update robotd",
                 port=self.port, log=self.dump_log())
         needed = ("fw", "rig", "motors", "boot", "window", "queue", "hb", "watchdog", "fault")
+        needed += ("plan", "rate") if reply.proto >= 2 else ()
         missing = [k for k in needed if getattr(reply, k) is None]
         if missing:
             raise HandshakeError(f"the handshake reply lacks {', '.join(missing)}", port=self.port, log=self.dump_log())
@@ -292,7 +310,8 @@ class RigLink(RigCommands):
             self._info = {"port": self.port, "protocol": reply.proto, "firmware": reply.fw, "rig": reply.rig,
                           "motors": list(reply.motors), "boot_id": reply.boot, "window": self._t.window,
                           "queue": reply.queue, "heartbeat_ms": reply.hb, "watchdog_ms": reply.watchdog,
-                          "fault": None if reply.fault == "NONE" else reply.fault, "session": self._session}
+                          "fault": None if reply.fault == "NONE" else reply.fault, "session": self._session,
+                          "plan": reply.plan, "rate": reply.rate}
             return dict(self._info)
 
     @property
@@ -310,13 +329,28 @@ class RigLink(RigCommands):
             raise self._t.fault
 
     def _submit(self, make: Callable[[int], Step]) -> Motion:
+        return self._submit_many([make])[0]
+
+    def _submit_many(self, makers: list[Callable[[int], Step]], plannable: bool = False) -> list[Motion]:
+        """Queue steps with consecutive motion ids, all or none (a maker's ConfigError sends nothing);
+        ``plannable`` TURN/PAIR steps go out packed in PLAN frames on a version-2 session."""
         with self._critical():
             self._check_usable()
-            step = make(self._t.next_mid)
-            self._t.next_mid = next_mid(self._t.next_mid)
-            motion = Motion(step)
-            self._t.submit(Outgoing(step.verb, step.args(), motion), time.monotonic())
-        return motion
+            mid, steps = self._t.next_mid, []
+            for make in makers:
+                steps.append(make(mid))
+                mid = next_mid(mid)
+            self._t.next_mid = mid
+            motions = [Motion(step) for step in steps]
+            now = time.monotonic()
+            for motion in motions:
+                self._t.backlog.append(Outgoing(motion.step.verb, motion.step.args(), motion, plannable=plannable))
+            self._t.pump(now)
+        return motions
+
+    def _protocol(self) -> int:
+        """The version of the current session (0 when not connected)."""
+        return self._t.proto if self._t.connected else 0
 
     def wait(self, motions: Iterable[Motion] | None = None, timeout: float | None = None) -> list[dict]:
         """Block until the motions are done; raise the first failure.
@@ -327,7 +361,7 @@ class RigLink(RigCommands):
         check_fault = motions is None
         if motions is None:
             with self._lock:
-                motions = [*self._t.pending, *(o.motion for o in self._t.backlog if o.motion is not None)]
+                motions = [*self._t.pending, *(m for o in self._t.backlog for m in o.motions)]
         deadline = None if timeout is None else time.monotonic() + timeout
         results = [m.wait(None if deadline is None else max(0.0, deadline - time.monotonic())) for m in motions]
         if check_fault and self._t.fault is not None:

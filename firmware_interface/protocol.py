@@ -1,4 +1,4 @@
-"""Wire protocol v1 between robotd and the motor firmware: pure encode/decode, no I/O.
+"""Wire protocol (versions 1 and 2) between robotd and the motor firmware: pure encode/decode, no I/O.
 
 Messages of each direction as dataclasses with ``encode()``; ``parse_host``
 and ``parse_device`` turn a ``Frame`` (see ``framing``) into a message or a
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from .framing import (MAX_LINE, SEQ_MOD, DecodeError, Decoder, Frame, Text, crc16, decode_line,  # noqa: F401
                       encode_frame, next_mid, seq_add, seq_diff)
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2          # the highest version spoken here
+PROTOCOL_VERSIONS = (1, 2)    # every version spoken here (host and reference device)
 NO_FAULT = "NONE"
 STATES = ("IDLE", "READY", "RUN", "FAULT")
 
@@ -201,7 +202,8 @@ class Boot:
 @dataclass(frozen=True)
 class HelloReply:
     """Answer to HELLO. A device that does not speak the host's version answers with its own
-    ``proto`` and opens no session; the other fields may then be missing."""
+    ``proto`` and opens no session; the other fields may then be missing. ``plan`` (most turns
+    per PLAN frame) and ``rate`` (highest step rate, steps/s) come with a version-2 session."""
     session: str
     proto: int
     fw: str | None = None
@@ -213,6 +215,8 @@ class HelloReply:
     hb: int | None = None
     watchdog: int | None = None
     fault: str | None = None
+    plan: int | None = None
+    rate: int | None = None
 
     def encode(self) -> bytes:
         return encode_frame("HELLO " + _kv(self.__dict__))
@@ -309,7 +313,7 @@ DeviceMessage = Boot | HelloReply | Ack | Rej | Nak | Done | FaultReport | Repor
 _REPORT_REQUIRED = {"boot": _hex8, "state": _state, "rx": _u16, "done": _u16, "q": _u16, "fault": _code}
 _REPORT_OPTIONAL = {"fmid": _u16, "fseq": _u16, "en": _motors, "speed": _u16}
 _HELLO_OPTIONAL = {"fw": _name, "rig": _name, "motors": _motors, "boot": _hex8, "window": _u16,
-                   "queue": _u16, "hb": _u16, "watchdog": _u16, "fault": _code}
+                   "queue": _u16, "hb": _u16, "watchdog": _u16, "fault": _code, "plan": _u16, "rate": _u16}
 
 
 def _parse_device_tokens(head: str, rest: list[str]) -> DeviceMessage:

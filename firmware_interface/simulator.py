@@ -29,7 +29,7 @@ from .errors import ConfigError, LinkError
 from .faults import Channel, FaultConfig
 from .firmware import Firmware, MotorTiming, VirtualCube
 from .protocol import MAX_LINE, PROTOCOL_VERSION
-from .steps import RIGS, Step
+from .steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
 
 _MAX_BACKLOG = 1 << 16      # bytes kept for a host that does not read; more is dropped as on a USB CDC port
 
@@ -40,8 +40,9 @@ class SimulatedFirmware:
     def __init__(self, rig: str = "six-axis", timing: MotorTiming | dict | None = None,
                  faults: FaultConfig | dict | None = None, *, state: str | None = None, size: int = 3,
                  reset_on_open: bool = False, boot_ms: float = 0.0, heartbeat_ms: int = 100,
-                 watchdog_ms: int = 1000, protocol: int = PROTOCOL_VERSION, firmware: str = "robotd-sim/1.0",
-                 window: int = 8, queue: int = 16, seed: int | None = None):
+                 watchdog_ms: int = 1000, protocol: int = PROTOCOL_VERSION, min_protocol: int = 1,
+                 firmware: str = "robotd-sim/1.0", window: int = 8, queue: int = 16, plan: int = DEFAULT_PLAN,
+                 rate: int = DEFAULT_RATE, seed: int | None = None):
         if rig not in RIGS:
             raise ConfigError(f"unknown rig {rig!r} (known: {', '.join(RIGS)})")
         self.faults = FaultConfig.from_config(faults)
@@ -51,7 +52,8 @@ class SimulatedFirmware:
                                   f"({','.join(RIGS[rig].motors)})")
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
         self._fw = Firmware(rig=RIGS[rig], timing=MotorTiming.from_config(timing), cube=VirtualCube(state, size),
-                            proto=protocol, fw=firmware, window=window, queue=queue, heartbeat_ms=heartbeat_ms,
+                            proto=protocol, min_proto=min_protocol, fw=firmware, window=window, queue=queue,
+                            plan=plan, rate=rate, heartbeat_ms=heartbeat_ms,
                             watchdog_ms=watchdog_ms, rng=self._rng)
         self._fw.stalled.update(self.faults.stall)
         self._fw.limit.update(self.faults.limit)
@@ -169,7 +171,8 @@ class SimulatedFirmware:
             return {"path": self.path, "rig": fw.rig.name, "boot_id": fw.boot_id, "state": fw.state(),
                     "fault": fw.fault[0] if fw.fault else None, "attached": self._attached,
                     "silent": self._silent, "closed": self._closed, "opens": self.opens,
-                    "steps_executed": len(fw.executed), "queued": len(fw.queue) + (fw.running is not None),
+                    "protocol": fw.session_proto or None, "enabled": sorted(fw.enabled),
+                    "motor_setup": dict(fw.motor_setup), "steps_executed": len(fw.executed), "queued": len(fw.queue) + (fw.running is not None),
                     "cube": fw.cube.facelets, "estops": len(fw.estop_times),
                     "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
 
@@ -315,6 +318,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state", help="initial cube facelet string (default: solved)")
     p.add_argument("--size", type=int, choices=(2, 3), default=3, help="cube size when --state is not given")
     p.add_argument("--seed", type=int, help="seed for fault injection and boot ids")
+    p.add_argument("--protocol", type=int, choices=(1, 2), default=PROTOCOL_VERSION,
+                   help="highest protocol version spoken (1: a version-1 device)")
+    p.add_argument("--queue", type=int, default=16, help="motion queue capacity (steps)")
     p.add_argument("--link", help="also make this symlink point at the device path")
     return p
 
@@ -332,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sim = SimulatedFirmware(args.rig, timing, {**rates, **devices}, state=args.state, size=args.size,
                                 reset_on_open=args.reset_on_open, boot_ms=args.boot_ms,
-                                heartbeat_ms=args.heartbeat_ms, watchdog_ms=args.watchdog_ms, seed=args.seed)
+                                heartbeat_ms=args.heartbeat_ms, watchdog_ms=args.watchdog_ms, seed=args.seed,
+                                protocol=args.protocol, queue=args.queue)
         path = sim.start()
         if args.link:
             if os.path.islink(args.link):

@@ -1,4 +1,4 @@
-"""The host's half of protocol v1 as a state machine: sequencing, window, retransmission, completions, faults.
+"""The host's half of the protocol as a state machine: sequencing, window, retransmission, completions, faults.
 
 ``Transport`` does no I/O and keeps no clock: ``RigLink`` calls it under its
 lock with the current time and gives it a ``write`` function. Future
@@ -11,17 +11,23 @@ frame, at most ``max_retransmits`` times for one frame; at most ``window``
 frames in flight and at most ``queue`` motions on the device (sent and not
 done). Completions are cumulative too: motions run in order, so ``DONE m``
 (or ``done=m`` in a heartbeat) settles every motion up to m.
+
+Version 2: turns queued with ``plannable`` set are packed, when sent, into
+PLAN frames of consecutive motion ids, as many as the frame size, the
+device's ``plan`` and the free device queue allow. Flow control counts
+steps (motions), not frames: a PLAN of k turns takes k queue places.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import Future, InvalidStateError
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
-from .protocol import (ERROR_CODES, NO_FAULT, Ack, Boot, Command, Done, Estop, EstopReply, FaultReport, HelloReply,
+from .protocol import (ERROR_CODES, MAX_LINE, NO_FAULT, Ack, Boot, Command, Done, Estop, EstopReply, FaultReport, HelloReply,
                        Nak, Ping, Rej, Report, StatusQuery, seq_add, seq_diff)
+from .framing import next_mid
 from .steps import CLEAR, Step
 from .timing import LinkTiming
 
@@ -67,7 +73,8 @@ def _result(future: Future, timeout: float | None, what: str):
 
 @dataclass
 class Outgoing:
-    """A sequenced frame, before and after it is sent."""
+    """A sequenced frame, before and after it is sent. ``motions``: the steps it carries (one, several
+    for a PLAN frame, none for CLEAR). A ``plannable`` TURN/PAIR may be merged into a PLAN when sent."""
     verb: str
     args: tuple[str, ...]
     motion: Motion | None = None
@@ -75,6 +82,12 @@ class Outgoing:
     seq: int = 0
     frame: bytes = b""
     attempts: int = 0
+    plannable: bool = False
+    motions: list[Motion] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.motion is not None and not self.motions:
+            self.motions = [self.motion]
 
     def text(self) -> str:
         return " ".join((self.verb, *self.args))
@@ -109,6 +122,7 @@ class Transport:
         self.boot: str | None = None
         self.next_seq, self.next_mid = 1, 1
         self.window, self.queue = self.timing.window, 16
+        self.proto, self.plan_max = 1, 1
         self.heartbeat = self.timing.heartbeat
         self.unacked: deque[Outgoing] = deque()
         self.pending: deque[Motion] = deque()
@@ -128,6 +142,8 @@ class Transport:
         self.next_seq = first_seq
         self.window = max(1, min(self.timing.window, reply.window))
         self.queue = max(1, reply.queue)
+        self.proto = reply.proto
+        self.plan_max = max(1, min(reply.plan or 1, self.queue))
         self.heartbeat = max(self.timing.poll, min(self.timing.heartbeat, reply.watchdog / 4000))
         self.connected = True
         self.last_rx = self.last_tx = self.rto_start = now
@@ -167,18 +183,51 @@ class Transport:
             out = self.backlog[0]
             if (self.fault is not None and out.verb != CLEAR) or len(self.unacked) >= self.window:
                 return
-            if out.motion is not None and len(self.pending) >= self.queue:
+            free = self.queue - len(self.pending)
+            if out.plannable and self.proto >= 2:
+                out = self._pack_plan(free)
+                if out is None:
+                    return
+            elif out.motions and len(out.motions) > free:
                 return
-            self.backlog.popleft()
-            out.seq, self.next_seq = self.next_seq, seq_add(self.next_seq, 1)
-            out.frame = Command(out.seq, out.verb, out.args).encode()
-            if out.motion is not None:
-                out.motion.seq = out.seq
-                self.pending.append(out.motion)
+            else:
+                self.backlog.popleft()
+                out.seq, self.next_seq = self.next_seq, seq_add(self.next_seq, 1)
+                out.frame = Command(out.seq, out.verb, out.args).encode()
+            for motion in out.motions:
+                motion.seq = out.seq
+                self.pending.append(motion)
             if not self.unacked:
                 self.rto_start = now
             self.unacked.append(out)
             self.write(out.frame, now)
+
+    def _pack_plan(self, free: int) -> Outgoing | None:
+        """Take the longest run of plannable turns at the head of the backlog that fits one PLAN frame
+        and the free device queue; None to wait for more room (a bigger frame) first."""
+        run = []
+        for out in self.backlog:
+            if (not out.plannable or len(run) >= self.plan_max
+                    or (run and out.motions[0].mid != next_mid(run[-1].motions[0].mid))):
+                break
+            run.append(out)
+        # wait until a good share of the queue is free, so a long plan goes in few frames
+        if free < min(len(run), max(1, self.queue // 2)):
+            return None
+        seq, first = self.next_seq, run[0].motions[0].mid
+        tokens: list[str] = []
+        length = len(f"{seq} PLAN {first}") + 6          # "*CRC\n"
+        for out in run[:free]:
+            token = out.motions[0].step.plan_token()
+            if length + 1 + len(token) > MAX_LINE:
+                break
+            tokens.append(token)
+            length += 1 + len(token)
+        taken = [self.backlog.popleft() for _ in tokens]
+        self.next_seq = seq_add(seq, 1)
+        packed = Outgoing("PLAN", (str(first), *tokens), seq=seq, motions=[o.motions[0] for o in taken])
+        packed.frame = Command(seq, packed.verb, packed.args).encode()
+        return packed
 
     def retransmit(self, now: float, why: str) -> None:
         oldest = self.unacked[0]
@@ -252,8 +301,8 @@ class Transport:
             return
         for _ in range(k + 1):
             out = self.unacked.popleft()
-            if out.motion is not None:
-                self._resolve(out.motion.received, True)
+            for motion in out.motions:
+                self._resolve(motion.received, True)
             if out.verb == CLEAR:
                 if self.pending:
                     self.settle(None, now)        # still unsettled: nothing confirms they ran
@@ -364,9 +413,9 @@ class Transport:
         if new:
             self.fault = err
             for out in self.backlog:
-                if out.motion is not None:
-                    self._reject(out.motion.received, err)
-                    self._reject(out.motion.completed, err)
+                for motion in out.motions:
+                    self._reject(motion.received, err)
+                    self._reject(motion.completed, err)
                 self._reject(out.future, err)
             self.backlog.clear()
         if dead and not self.dead:

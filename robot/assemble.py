@@ -17,6 +17,7 @@ from typing import Callable
 
 from firmware_interface import LinkError, LinkTiming, RigLink, SimulatedFirmware
 from firmware_interface import ConfigError as LinkConfigError
+from firmware_interface.avr import AvrFirmware
 from vision import ScanError, load_calibration, load_view_config, view_config_from_dict
 from vision.calibration import calibration_from_json
 
@@ -31,7 +32,7 @@ from .rig import rig_from_config
 from .run import Runner
 from .scanner import ViewScanner, views_for_page
 from .settings import DaemonSettings, daemon_settings, run_settings
-from .sim import Simulation, sim_settings
+from .sim import Simulation, sim_settings, simulated_steps
 from .web import WebSettings, create_app, web_settings
 
 log = logging.getLogger("robotd")
@@ -46,13 +47,17 @@ class Parts:
     sections: dict = field(default_factory=dict)
 
 
-def load_parts(path, sim: bool, host: str | None = None, port: int | None = None) -> Parts:
+def load_parts(path, sim: bool, host: str | None = None, port: int | None = None,
+               firmware: str | None = None) -> Parts:
     """Read and validate every section of the config (nothing is opened yet)."""
     config = Config.load(find_config(path))
     parts = Parts(config, daemon_settings(config), _web(config, host, port))
     parts.sections["run"] = run_settings(config)
     parts.sections["rig"] = rig = rig_from_config(config.section("rig"))
-    parts.sections["sim"] = sim_settings(config.section("sim"), rig)
+    sim_section = config.section("sim")
+    if firmware is not None:
+        sim_section.data = {**sim_section.data, "firmware": firmware}
+    parts.sections["sim"] = sim_settings(sim_section, rig)
     serial = config.section("serial")
     parts.sections["port"] = serial.get_str("port", None)
     parts.sections["link_timing"] = serial.get_table("timing")
@@ -189,9 +194,10 @@ def _listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, port: int | None = None) -> Built:
+def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, port: int | None = None,
+          firmware: str | None = None) -> Built:
     """Read and validate the config, then open history, link and cameras and wire the daemon."""
-    parts = load_parts(path, sim, host, port)
+    parts = load_parts(path, sim, host, port, firmware)
     sections = parts.sections
     try:
         parts.daemon.data_dir.mkdir(parents=True, exist_ok=True)
@@ -204,7 +210,7 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
         simulation, link, cameras, scanner = _simulated_parts(parts, closers)
     else:
         simulation, (link, cameras, scanner) = None, _rig_parts(parts, closers)
-    motion = LinkMotion(link, sections["rig"].motors)
+    motion = LinkMotion(link, sections["rig"].motors, rig=sections["rig"])
     try:
         motion.connect()
     except RobotError as error:
@@ -236,14 +242,24 @@ def _warm_up_solvers(settings) -> None:
         prepare()
 
 
+def _simulated_firmware(parts: Parts):
+    """The board of a dry run: the Python reference firmware, or the AVR firmware binary under simavr."""
+    settings, rig = parts.sections["sim"], parts.sections["rig"]
+    if settings.firmware == "avr":
+        reversed_motors = "".join(face for face, sign in rig.direction.items() if sign < 0)
+        return AvrFirmware(board=settings.board, steps_per_quarter=simulated_steps(rig), reversed_motors=reversed_motors,
+                           faults=settings.faults, reset_on_open=settings.reset_on_open)
+    return SimulatedFirmware("six-axis", timing=settings.motors, faults=settings.faults,
+                             reset_on_open=settings.reset_on_open, boot_ms=50 if settings.reset_on_open else 0)
+
+
 def _simulated_parts(parts: Parts, closers: list):
     settings = parts.sections["sim"]
     try:
-        firmware = SimulatedFirmware("six-axis", timing=settings.motors, faults=settings.faults,
-                                     reset_on_open=settings.reset_on_open, boot_ms=50 if settings.reset_on_open else 0)
+        firmware = _simulated_firmware(parts)
+        device = firmware.start()
     except LinkConfigError as error:
         raise ConfigError(f"{parts.config.source}: [sim] {error}") from None
-    device = firmware.start()
     closers.append(firmware.stop)
     simulation = Simulation(settings, firmware)
     link = _link(parts, device, closers)

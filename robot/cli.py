@@ -21,6 +21,7 @@ import time
 
 from . import assemble
 from .errors import RobotError
+from .sim import FIRMWARES
 from .summary import format_summary
 
 
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
                                      description="Controller for Rubik's-cube solving robots.")
     parser.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
     parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
+    parser.add_argument("--firmware", choices=FIRMWARES,
+                        help="simulation: the board's firmware: python (the reference, default) or avr (the "
+                             "firmware binary on a simulated ATmega2560; needs gcc-avr and simavr, see docs/firmware.md)")
     parser.add_argument("--puzzle", type=int, choices=(2, 3), help="simulation: 2x2x2 or 3x3x3")
     parser.add_argument("--seed", type=int, help="simulation: seed of the scramble")
     parser.add_argument("--moves", type=int, metavar="K", help="simulation: scramble with K random moves")
@@ -93,14 +97,14 @@ def _history(args) -> int:
 
 def _sim_options(args) -> dict:
     options = {"puzzle": args.puzzle, "seed": args.seed, "light": args.light, "moves": args.moves}
-    if not args.sim and any(v is not None for v in options.values()):
-        raise RobotError("--puzzle, --seed, --moves and --light only apply with --sim")
+    if not args.sim and (any(v is not None for v in options.values()) or args.firmware is not None):
+        raise RobotError("--puzzle, --seed, --moves, --light and --firmware only apply with --sim")
     return options
 
 
 def _once(args) -> int:
     options = _sim_options(args)
-    built = assemble.build(args.config, sim=args.sim, web=False)
+    built = assemble.build(args.config, sim=args.sim, web=False, firmware=args.firmware)
     try:
         summary = built.once(**options)
     finally:
@@ -113,7 +117,8 @@ def _serve(args) -> int:
     options = _sim_options(args)
     if options.pop("seed") is not None:
         raise RobotError("--seed applies to one run (--once); runs started from the dashboard can take a seed")
-    built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port)
+    built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port,
+                           firmware=args.firmware)
     stop = threading.Event()
     if not built.parts.web.enabled:  # otherwise uvicorn handles SIGINT and SIGTERM itself
         for signum in (signal.SIGINT, signal.SIGTERM):

@@ -1,8 +1,17 @@
 """Motion over the firmware link: a plan of motor commands, executed exactly once and in order.
 
-All commands of a plan are handed to the link at once (it keeps its own
-window of frames in flight, so the rig never waits for a round trip
-between turns); completions are awaited in order and reported one by one.
+The whole plan is handed to the link at once with ``link.plan`` (a
+version-2 firmware gets it in as few PLAN frames as fit, a version-1 one
+as TURN/PAIR frames; the link keeps its own window, so the rig never waits
+for a round trip between turns); completions are awaited in order and
+reported one by one.
+
+At connect, a version-2 session gets SPEED (the rig's quarter-turn time)
+and, when ``[rig.stepper]`` is configured, MOTOR for every motor, carrying
+``[rig.direction]``: the firmware then inverts reversed motors itself and
+the host sends face quarter turns as they are. Otherwise (version 1, or no
+``[rig.stepper]``) the host flips reversed motors' turns. Either way the
+direction is applied exactly once.
 A link or device fault ends the plan with a ``RobotError`` that says what
 happened: a stalled motor, a reset board, an unplugged cable.
 """
@@ -13,10 +22,10 @@ import logging
 import threading
 from typing import Callable, Sequence
 
-from firmware_interface import DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
+from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
 
 from .errors import RobotError
-from .rig import MotorCommand
+from .rig import MotorCommand, SixAxisRig
 from .run import Stopped
 
 log = logging.getLogger("robotd.motion")
@@ -25,9 +34,12 @@ log = logging.getLogger("robotd.motion")
 class LinkMotion:
     """The rig's motors behind a ``RigLink``; reconnects and clears latched faults before each plan."""
 
-    def __init__(self, link: RigLink, motors: dict[str, str], motion_timeout_s: float = 30.0):
+    def __init__(self, link: RigLink, motors: dict[str, str], motion_timeout_s: float = 30.0, *,
+                 rig: SixAxisRig | None = None):
         self.link, self.motors = link, motors
         self.motion_timeout_s = motion_timeout_s
+        self.rig = rig
+        self.device_direction = False      # True: the firmware applies [rig.direction] (MOTOR dir=)
         self._stopping = threading.Event()
 
     def connect(self) -> dict:
@@ -40,9 +52,29 @@ class LinkMotion:
         if missing:
             raise RobotError(f"serial link: the firmware on {info['port']} has no motor {', '.join(missing)} "
                              f"(it reports {', '.join(info['motors'])}); check [rig.motors]")
+        self.device_direction = False
+        if info.get("protocol", 1) >= 2 and self.rig is not None:
+            self._set_up_motors()
         self._wait(self.link.enable(), "enable the motors")
         self._wait(self.link.home(), "home the motors")
         return info
+
+    def _set_up_motors(self) -> None:
+        """Version 2: SPEED from the rig's quarter-turn time, MOTOR for every motor of ``[rig.stepper]``."""
+        rig = self.rig
+        try:
+            motions = [self.link.set_speed(min(10000, max(20, round(rig.quarter_turn_s * 1000))))]
+            if rig.stepper is not None:
+                for face, motor in self.motors.items():
+                    steps, rate, accel = rig.stepper[face]
+                    motions.append(self.link.setup_motor(motor, steps, rate, accel, rig.direction.get(face, 1)))
+        except ConfigError as error:
+            raise RobotError(f"serial link: [rig.stepper] does not suit the firmware: {error}") from None
+        except LinkError as error:
+            raise RobotError(f"could not set the motors up: {describe_fault(error)}") from None
+        for motion in motions:
+            self._wait(motion, "set the motors up")
+        self.device_direction = rig.stepper is not None
 
     def ready(self) -> None:
         """Make the link usable for a new plan: reconnect after a reset or silence, clear a latched fault."""
@@ -54,12 +86,14 @@ class LinkMotion:
                 self.link.clear()
             except LinkError as error:
                 raise RobotError(f"serial link: could not clear the fault: {error}") from None
+            # an emergency stop or a lost host turned the drivers off
+            self._wait(self.link.enable(), "enable the motors")
 
     def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None:
         self._stopping.clear()
         self.ready()
         try:
-            motions = [self._submit(command) for command in plan]
+            motions = self.link.plan([self._entry(command) for command in plan])
             for index, motion in enumerate(motions):
                 motion.wait(self.motion_timeout_s)
                 on_done(index)
@@ -68,12 +102,11 @@ class LinkMotion:
                 raise Stopped("emergency stop") from None
             raise RobotError(describe_fault(error)) from None
 
-    def _submit(self, command: MotorCommand):
-        turns = command.turns
-        if len(turns) == 1:
-            return self.link.turn(turns[0].motor, turns[0].motor_quarter_turns)
-        first, second = turns
-        return self.link.turn_pair(first.motor, first.motor_quarter_turns, second.motor, second.motor_quarter_turns)
+    def _entry(self, command: MotorCommand):
+        """A command as a ``link.plan`` entry; reversed motors flipped here unless the firmware does it."""
+        turns = [(t.motor, t.quarter_turns if self.device_direction else t.motor_quarter_turns)
+                 for t in command.turns]
+        return turns[0] if len(turns) == 1 else tuple(turns)
 
     def _wait(self, motion, what: str) -> None:
         try:

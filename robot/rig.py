@@ -69,6 +69,8 @@ class SixAxisRig:
     settle_s: float
     simultaneous_opposite: bool
     kind: str = "six-axis"
+    # [rig.stepper]: per face (steps per quarter turn, top rate steps/s, accel steps/s²); None when absent
+    stepper: dict[str, tuple[int, int, float]] | None = None
 
     def face_turn(self, move: int) -> FaceTurn:
         face = FACES[move_face(move)]
@@ -99,7 +101,9 @@ class SixAxisRig:
         return {"kind": self.kind, "motors": dict(self.motors), "direction": dict(self.direction),
                 "simultaneous_opposite": self.simultaneous_opposite,
                 "timing": {"quarter_turn_s": self.quarter_turn_s, "half_turn_s": self.half_turn_s,
-                           "settle_s": self.settle_s}}
+                           "settle_s": self.settle_s},
+                "stepper": None if self.stepper is None else {
+                    face: dict(zip(STEPPER_KEYS, values)) for face, values in self.stepper.items()}}
 
 
 def six_axis_from_config(section: Section) -> SixAxisRig:
@@ -109,7 +113,8 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
     Steps per quarter turn live in the firmware: protocol v1 commands whole
     quarter turns, so a rig can never be left between two faces' positions by
     a rounding in the host. ``direction = -1`` flips a motor mounted the
-    other way round.
+    other way round. ``[rig.stepper]`` (optional) is sent to a version-2
+    firmware at connect (MOTOR); direction then travels with it.
     """
     motors_table = section.get_table("motors") or {face: face for face in FACES}
     motors = _face_table(section, "motors", motors_table, lambda v: isinstance(v, str) and v.isalnum()
@@ -127,7 +132,43 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
         half_turn_s=section.get_float("half_turn_s", 0.25, above=0, maxval=10),
         settle_s=section.get_float("settle_s", 0.02, minval=0, maxval=10),
         simultaneous_opposite=section.get_bool("simultaneous_opposite", True),
+        stepper=_stepper(section),
     )
+
+
+STEPPER_KEYS = ("steps_per_quarter", "max_rate", "accel")
+_STEPPER_CHECKS = {   # key: (valid, wanted)
+    "steps_per_quarter": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 20000,
+                          "a whole number of steps 1..20000"),
+    "max_rate": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65535,
+                 "a whole number of steps/s 1..65535"),
+    "accel": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 6553500,
+              "a number of steps/s² above 0, at most 6553500"),
+}
+
+
+def _stepper(section: Section) -> dict[str, tuple[int, int, float]] | None:
+    """``[rig.stepper]``: each key a number for every motor, or a table per face U..B."""
+    if "stepper" not in section.data:
+        return None
+    table = section.get_table("stepper")
+    unknown = [key for key in table if key not in STEPPER_KEYS]
+    if unknown:
+        raise section.error(f"stepper.{unknown[0]}", f"unknown key (known: {', '.join(STEPPER_KEYS)})")
+    missing = [key for key in STEPPER_KEYS if key not in table]
+    if missing:
+        raise section.error("stepper", f"needs {', '.join(missing)}")
+    per_face = {}
+    for key in STEPPER_KEYS:
+        valid, wanted = _STEPPER_CHECKS[key]
+        value = table[key]
+        if isinstance(value, dict):
+            per_face[key] = _face_table(section, f"stepper.{key}", value, valid, wanted)
+        elif valid(value):
+            per_face[key] = {face: value for face in FACES}
+        else:
+            raise section.error(f"stepper.{key}", f"must be {wanted}, or a table per face; got {value!r}")
+    return {face: tuple(per_face[key][face] for key in STEPPER_KEYS) for face in FACES}
 
 
 def _face_table(section: Section, key: str, table: dict, valid: Callable, wanted: str) -> dict:

@@ -15,12 +15,16 @@ import numpy as np
 
 import solver
 from firmware_interface import SimulatedFirmware
+from firmware_interface.avr import BOARDS
 from vision import PRESETS, RIGS, ViewConfig, default_views, render_views
 
 from .config import Section
 from .errors import RobotError
 from .rig import SixAxisRig
 from .run import is_solved
+
+
+FIRMWARES = ("python", "avr")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ class SimSettings:
     motors: dict
     faults: dict
     reset_on_open: bool
+    firmware: str             # python: the reference firmware; avr: the firmware binary under simavr
+    board: str                # avr: the pin map it is built for
 
 
 def sim_settings(section: Section, rig: SixAxisRig) -> SimSettings:
@@ -52,6 +58,8 @@ def sim_settings(section: Section, rig: SixAxisRig) -> SimSettings:
         motors=motors,
         faults=section.get_table("faults"),
         reset_on_open=section.get_bool("reset_on_open", True),
+        firmware=section.get_str("firmware", "python", choices=FIRMWARES),
+        board=section.get_str("board", "ramps", choices=BOARDS),
     )
 
 
@@ -126,3 +134,11 @@ class Simulation:
     def status(self) -> dict:
         return {"cube": self.firmware.cube, "puzzle": self.size, "light": self.light, "seed": self.seed,
                 "cameras": self.settings.cameras, "device": self.firmware.path}
+
+
+def simulated_steps(rig: SixAxisRig) -> int | dict:
+    """Steps per quarter turn of the simulated AVR rig's motors: as ``[rig.stepper]`` says, else the
+    firmware's default (200), which is what the firmware assumes when robotd sends no ``MOTOR``."""
+    if rig.stepper is None:
+        return 200
+    return {face: steps for face, (steps, _rate, _accel) in rig.stepper.items()}

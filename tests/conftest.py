@@ -11,6 +11,13 @@ def private_cache_dir(tmp_path_factory):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--rig-port", default=None, metavar="PORT",
-                     help="also run the firmware link tests against a real rig on this port or pyserial URL "
-                          "(e.g. /dev/ttyACM0); they turn faces back and forth and leave the cube as it was")
+    parser.addoption("--firmware", default="sim,avr", metavar="DEVICES",
+                     help="devices the firmware link tests run against, comma-separated: sim (the Python "
+                          "simulator), avr (the firmware binary under simavr) or a real board's port or pyserial "
+                          "URL (e.g. /dev/ttyACM0: faces are turned back and forth, the cube is left as it was)")
+
+
+def pytest_generate_tests(metafunc):
+    if "firmware" in metafunc.fixturenames:
+        from devices import choices
+        metafunc.parametrize("firmware", choices(metafunc.config))

@@ -1,9 +1,10 @@
-"""RigLink over a real pyserial port: the simulated firmware on a pty, or a real rig with --rig-port.
+"""RigLink over a real pyserial port, against every device ``pytest --firmware`` names.
 
-Tests taking the ``port`` fixture run against the simulator and, when
-``--rig-port PORT`` is given, against that rig too (skipped otherwise);
-they only turn faces back and forth. Fault-injection tests need the
-simulator and take ``sim`` instead.
+Tests taking ``port`` or ``device`` run against each of: the Python
+simulator (``sim``), the firmware binary under simavr (``avr``) and a real
+board's port; by default ``sim,avr``. On a real board they only turn faces
+back and forth. Tests of what only the Python simulator can fake (stalled
+motors, missing home switches) take ``sim``.
 """
 
 import asyncio
@@ -27,6 +28,8 @@ from solver import apply, scramble
 from solver.cubie import solved_facelets
 from solver.notation import format_moves, parse_moves
 
+import devices
+
 FAST = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 SOLVED = solved_facelets(3)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,18 +48,27 @@ def sim():
     simulator.stop()
 
 
-@pytest.fixture(params=["simulator", "rig"])
-def port(request):
-    """A device path: the simulator's pty, or the real rig given with --rig-port."""
-    if request.param == "rig":
-        real = request.config.getoption("--rig-port")
-        if not real:
-            pytest.skip("no --rig-port given")
-        yield real
-        return
-    simulator = start()
-    yield simulator.path
-    simulator.stop()
+@pytest.fixture
+def start_device(firmware):
+    """start_device(faults=..., state=..., reset_on_open=...) → a started device of the kind under test."""
+    started = []
+
+    def make(**options):
+        started.append(devices.start(firmware, **options))
+        return started[-1]
+    yield make
+    for device in started:
+        devices.stop(device)
+
+
+@pytest.fixture
+def device(start_device):
+    return start_device()
+
+
+@pytest.fixture
+def port(device):
+    return device.path
 
 
 @pytest.fixture
@@ -70,6 +82,7 @@ def connect():
         link.connect()
         if enable:
             link.enable().wait(5)
+            devices.prepare(link)
         return link
     yield make
     for link in links:
@@ -85,7 +98,7 @@ def turns_of(sim):
 def test_handshake(port, connect):
     link = connect(port, enable=False)
     info = link.info
-    assert info["protocol"] == 1 and info["rig"] == "six-axis" and info["motors"] == list("URFDLB")
+    assert info["protocol"] in (1, 2) and info["rig"] == "six-axis" and info["motors"] == list("URFDLB")
     assert len(info["boot_id"]) == 8 and info["window"] >= 1 and info["queue"] >= 1
     assert link.status()["healthy"]
 
@@ -133,6 +146,7 @@ def test_estop_when_idle_then_clear(port, connect):
         link.turn("U", 1)
     assert link.query()["fault"] == "ESTOP"
     assert link.clear()["fault"] is None
+    link.enable()                        # an emergency stop turned the drivers off
     link.moves("B B'")
     link.wait(timeout=5)
 
@@ -212,10 +226,10 @@ def test_handshake_with_a_board_that_resets_on_open(connect):
 
 
 def test_unknown_protocol_version_is_a_clear_error():
-    sim = start(protocol=2)
+    sim = start(protocol=3, min_protocol=3)
     try:
         with RigLink(sim.path) as link:
-            with pytest.raises(ProtocolVersionError, match="protocol version 2.*speaks version 1"):
+            with pytest.raises(ProtocolVersionError, match="protocol version 3.*speaks versions 1 to 2"):
                 link.connect()
     finally:
         sim.stop()

@@ -83,7 +83,7 @@ name = st.from_regex(r"[A-Za-z][A-Za-z0-9_.+/-]{0,15}", fullmatch=True)
 host_messages = st.one_of(
     st.builds(Hello, u16, hex8, u16),
     st.builds(Ping, u16), st.builds(StatusQuery, u16), st.builds(Estop, u16),
-    st.builds(Command, u16, st.sampled_from(["TURN", "PAIR", "HOME", "CLEAR", "SPIN"]),
+    st.builds(Command, u16, st.sampled_from(["TURN", "PAIR", "HOME", "CLEAR", "SPIN", "MOTOR", "PLAN", "JOG"]),
               st.lists(st.from_regex(r"[!-)+-~]{1,6}", fullmatch=True), max_size=4).map(tuple)),
 )
 device_messages = st.one_of(
@@ -91,6 +91,8 @@ device_messages = st.one_of(
     st.builds(HelloReply, hex8, u16, name, name, st.lists(motor, min_size=1, max_size=6).map(tuple), hex8,
               u16, u16, u16, u16, st.sampled_from(["NONE", "STALL"])),
     st.builds(HelloReply, hex8, u16, name),
+    st.builds(HelloReply, hex8, st.just(2), name, name, st.lists(motor, min_size=1, max_size=6).map(tuple), hex8,
+              u16, u16, u16, u16, st.sampled_from(["NONE", "STALL"]), st.integers(8, 64), u16),
     st.builds(Ack, u16), st.builds(Nak, u16, code), st.builds(Done, u16),
     st.builds(Rej, u16, code, st.sampled_from(["", "unknown motor 'X'", "8 steps queued"])),
     st.builds(FaultReport, code, u16, st.none() | mid, st.none() | u16, st.none() | motor),
@@ -222,8 +224,8 @@ def test_bad_steps_name_the_problem(verb, args, code, words):
 class Device:
     """The reference firmware with a hand-driven clock."""
 
-    def __init__(self, **timing):
-        self.fw = Firmware(timing=MotorTiming(**timing), rng=random.Random(1))
+    def __init__(self, proto: int = 2, queue: int = 16, **timing):
+        self.fw = Firmware(timing=MotorTiming(**timing), rng=random.Random(1), proto=proto, queue=queue)
         self.now = 0.0
         self.fw.power_on(self.now)
         self.out = []
@@ -245,9 +247,9 @@ class Device:
             out += self.take()
         return out
 
-    def session(self, first: int = 100) -> None:
+    def session(self, first: int = 100, proto: int = 1) -> None:
         self.take()
-        assert isinstance(self.send(Hello(1, "0000ABCD", first).encode())[0], HelloReply)
+        assert isinstance(self.send(Hello(proto, "0000ABCD", first).encode())[0], HelloReply)
         assert self.send(Command(first, "ENABLE", ("1",)).encode()) == [Ack(first)]
 
 
@@ -340,7 +342,7 @@ def test_repeated_hello_changes_nothing_and_a_new_session_stops_motion():
 
 
 def test_other_protocol_versions_get_the_device_version_and_no_session():
-    device = Device()
+    device = Device(proto=1)
     device.take()
     reply = device.send(Hello(2, "0000ABCD", 1).encode())[0]
     assert reply == HelloReply("0000ABCD", 1, "robotd-sim/1.0") and device.fw.session is None
@@ -391,3 +393,146 @@ def test_virtual_cube_keeps_its_letters_and_refuses_impossible_states():
     assert cube.facelets == apply(scrambled, "F'")
     with pytest.raises(ConfigError, match="simulator cube state"):
         cube.set_state(solved_facelets(3)[:-2] + "LB")
+
+
+# ---------------------------------------------------------------- version 2: MOTOR, PLAN, JOG, negotiation
+
+from firmware_interface.firmware import cruise_rate, profile_seconds  # noqa: E402
+from firmware_interface.steps import parse_plan  # noqa: E402
+
+
+@pytest.mark.parametrize("verb,args,expected", [
+    ("MOTOR", ("1", "U", "steps=400", "rate=8000", "accel=2000", "dir=1"),
+     Step("MOTOR", 1, motors=("U",), setup=(400, 8000, 2000, 1))),
+    ("MOTOR", ("2", "B", "dir=-1", "accel=1", "rate=1", "steps=20000"),
+     Step("MOTOR", 2, motors=("B",), setup=(20000, 1, 1, -1))),
+    ("JOG", ("3", "U", "25", "D", "-32767"), Step("JOG", 3, (("U", 25), ("D", -32767)))),
+])
+def test_v2_steps_parse(verb, args, expected):
+    step = parse_step(verb, args, SIX_AXIS, 2)
+    assert step == expected
+    assert parse_step(verb, step.args(), SIX_AXIS, 2) == step       # what the host sends parses back
+
+
+def test_plan_parses_into_one_step_per_turn_with_consecutive_mids():
+    steps = parse_step("PLAN", ("65534", "R1", "U-1", "F2", "U1D-1", "B-2"), SIX_AXIS, 2)
+    assert steps == [Step("TURN", 65534, (("R", 1),)), Step("TURN", 65535, (("U", -1),)),
+                     Step("TURN", 1, (("F", 2),)), Step("PAIR", 2, (("U", 1), ("D", -1))),
+                     Step("TURN", 3, (("B", -2),))]
+    assert [s.plan_token() for s in steps] == ["R1", "U-1", "F2", "U1D-1", "B-2"]
+
+
+@pytest.mark.parametrize("verb,args,words", [
+    ("MOTOR", ("1", "U", "steps=400", "rate=8000", "accel=2000"), "MOTOR takes"),
+    ("MOTOR", ("1", "U", "steps=0", "rate=8000", "accel=2000", "dir=1"), "steps must be 1..20000"),
+    ("MOTOR", ("1", "U", "steps=400", "rate=40001", "accel=2000", "dir=1"), "rate must be 1..40000"),
+    ("MOTOR", ("1", "U", "steps=400", "rate=800", "accel=0", "dir=1"), "accel must be 1..65535"),
+    ("MOTOR", ("1", "U", "steps=400", "rate=800", "accel=5", "dir=2"), "dir must be 1 or -1"),
+    ("MOTOR", ("1", "U", "steps=400", "steps=400", "accel=5", "dir=1"), "given twice"),
+    ("MOTOR", ("1", "U", "steps=400", "speed=400", "accel=5", "dir=1"), "MOTOR takes"),
+    ("MOTOR", ("1", "X", "steps=400", "rate=800", "accel=5", "dir=1"), "unknown motor 'X'"),
+    ("PLAN", ("1",), "one or more turns"),
+    ("PLAN", ("1", "R1", "X1"), "turn 2 'X1': unknown motor"),
+    ("PLAN", ("1", "R3"), "turn 1 'R3'"),
+    ("PLAN", ("1", "U1R1"), "not an opposite pair"),
+    ("PLAN", ("1", "R1*"), "turn 1"),
+    ("PLAN", ("1", *["R1"] * 49), "at most 48"),
+    ("PLAN", ("0", "R1"), "motion id"),
+    ("JOG", ("1", "U"), "JOG takes"),
+    ("JOG", ("1", "U", "0"), "not 0"),
+    ("JOG", ("1", "U", "40000"), "-32767..32767"),
+    ("JOG", ("1", "U", "5", "U", "6"), "more than once"),
+])
+def test_bad_v2_steps_name_the_problem(verb, args, words):
+    got_code, reason = parse_step(verb, args, SIX_AXIS, 2)
+    assert got_code == "BADARG" and words in reason
+
+
+@pytest.mark.parametrize("verb", ["MOTOR", "PLAN", "JOG"])
+def test_v2_commands_are_unknown_in_a_v1_session(verb):
+    code, reason = parse_step(verb, ("1", "R1"), SIX_AXIS, 1)
+    assert code == "BADCMD" and "version-1" in reason
+
+
+def test_plan_turn_limit_is_the_device_plan_size():
+    assert parse_plan(("1", "R1", "U1", "F1"), SIX_AXIS, 2) == "plan of 3 turns: at most 2 in one frame"
+
+
+def test_a_v2_device_negotiates():
+    device = Device()
+    assert device.take()[0].proto == 2                                    # BOOT says the highest version
+    reply = device.send(Hello(2, "0000ABCD", 1).encode())[0]
+    assert reply.proto == 2 and reply.plan == 16 and reply.rate == 40000  # plan never above the queue (16)
+    old = device.send(Hello(1, "00001111", 1).encode())[0]                # an older host: a v1 session
+    assert old.proto == 1 and old.plan is None and old.rate is None and device.fw.session == "00001111"
+    assert device.send(Command(1, "PLAN", ("1", "R1")).encode())[0] == Rej(1, "BADCMD",
+                                                                             "unknown command 'PLAN' in a version-1 session")
+    future = device.send(Hello(3, "00002222", 1).encode())[0]             # a newer host: no session
+    assert future == HelloReply("00002222", 2, "robotd-sim/1.0") and device.fw.session == "00001111"
+    assert Device(queue=64).send(Hello(2, "0000ABCD", 1).encode())[-1].plan == 48
+
+
+def test_a_v1_only_device_answers_exactly_as_before():
+    device = Device(proto=1)
+    assert device.take()[0].proto == 1
+    reply = device.send(Hello(2, "0000ABCD", 1).encode())[0]
+    assert reply.encode() == encode_frame("HELLO session=0000ABCD proto=1 fw=robotd-sim/1.0")
+    assert device.fw.session is None
+    full = device.send(Hello(1, "0000ABCD", 1).encode())[0]
+    assert full.proto == 1 and full.plan is None and b"plan=" not in full.encode()
+
+
+def test_plan_is_all_or_nothing_and_one_done_per_turn():
+    device = Device(quarter_ms=0, half_ms=0, queue=6)
+    device.session(proto=2)
+    device.run(0.01)                                                      # ENABLE ran
+    out = device.send(Command(101, "PLAN", ("2", "R1", "U2", "X1")).encode())
+    assert out[0].code == "BADARG" and "turn 3 'X1'" in out[0].detail and device.fw.report().q == 0
+    device.send(Command(102, "CLEAR").encode())
+    out = device.send(Command(103, "PLAN", ("2", *["R1"] * 6)).encode())   # fills the queue of 6
+    assert out == [Ack(103)]
+    dones = [m for m in device.run(0.05) if isinstance(m, Done)]
+    assert [d.mid for d in dones] == [2, 3, 4, 5, 6, 7]
+    assert device.fw.cube.facelets == apply(solved_facelets(3), "R " * 6)
+    device.send(Command(104, "TURN", ("8", "U", "1")).encode())           # one place taken, 6 sent: QFULL
+    out = device.send(Command(105, "PLAN", ("9", *["R1"] * 6)).encode())
+    assert out[0].code == "QFULL" and device.fw.report().fault == "QFULL"
+
+
+def test_motor_setup_sets_the_turn_time_and_jog_moves_no_face():
+    device = Device(quarter_ms=80, half_ms=130)
+    device.session(proto=2)
+    assert device.fw.move_ms("TURN", "U", 1) == 80                       # never set up: MotorTiming
+    device.send(Command(101, "MOTOR", ("2", "U", "steps=400", "rate=2000", "accel=100", "dir=-1")).encode())
+    device.run(0.01)
+    assert device.fw.motor_setup["U"] == (400, 2000, 100, -1)
+    # A = 10000 steps/s², v = 2000: a quarter turn of 400 steps takes 400/2000 + 2000/10000 = 0.4 s
+    assert device.fw.move_ms("TURN", "U", 1) == pytest.approx(400)
+    assert device.fw.move_ms("TURN", "U", 2) == pytest.approx(600)
+    assert device.fw.move_ms("JOG", "U", 25) == pytest.approx(100)       # a triangle: 2·sqrt(25/10000)
+    device.send(Command(102, "JOG", ("3", "U", "25", "R", "-10")).encode())
+    assert [m for m in device.run(0.2) if isinstance(m, Done)] == [Done(3)]
+    assert device.fw.executed[-1] == Step("JOG", 3, (("U", 25), ("R", -10)))
+    assert device.fw.cube.facelets == solved_facelets(3)
+
+
+def test_the_profile_honours_speed():
+    assert profile_seconds(400, 2000, 10000) == pytest.approx(0.4)
+    assert profile_seconds(100, 2000, 10000) == pytest.approx(0.2)       # triangle: 2·sqrt(100/10000)
+    v = cruise_rate(400, 40000, 1e6, 0.5)                                 # fast motor, slow SPEED
+    assert v < 40000 and profile_seconds(400, v, 1e6) == pytest.approx(0.5)
+    assert cruise_rate(400, 2000, 10000, 0.1) == 2000                     # SPEED faster than the motor can
+
+
+@pytest.mark.parametrize("stop", ["estop", "hostlost"])
+def test_estop_and_host_loss_turn_the_drivers_off(stop):
+    device = Device(quarter_ms=400)
+    device.session()
+    device.send(*(turn(101 + i, 2 + i) for i in range(5)))
+    device.run(0.05)
+    assert device.fw.enabled
+    if stop == "estop":
+        device.send(Estop(1).encode())
+    else:
+        device.run(1.1)
+    assert device.fw.enabled == set() and device.fw.report(1).en == ()

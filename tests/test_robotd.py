@@ -50,10 +50,11 @@ def test_already_solved_cube_is_a_run_with_zero_moves(tmp_path):
 
 
 def test_frame_faults_do_not_stop_a_run(tmp_path):
-    faults = "[sim.faults]\ndrop = 0.2\ncorrupt = 0.02\nduplicate = 0.02\nseed = 3\n"
+    faults = "[sim.faults]\ndrop = 0.2\ncorrupt = 0.1\nduplicate = 0.02\nseed = 3\n"
     summary = once(tmp_path, faults, puzzle=2, seed=5)
     assert summary["outcome"] == "done" and summary["solved"]
-    assert summary["link"].get("retransmissions", 0) > 0  # frames were lost and sent again
+    # frames were lost and sent again, or arrived damaged (a plan now goes in a few PLAN frames)
+    assert summary["link"].get("retransmissions", 0) + summary["link"].get("decode_errors", 0) > 0
 
 
 @pytest.mark.parametrize("faults, words", [

@@ -1,0 +1,107 @@
+"""A damaged serial line between the host and a device that sits on a pty of its own.
+
+``FaultyLine(device_path, faults).start()`` opens a new pseudo-terminal for
+the host and carries every line between it and the device through a fault
+``Channel`` per direction (drops, corruption, duplicates, delays, noise), as
+the simulated firmware does internally. It is how faults reach a device the
+Python code cannot reach into: the firmware binary under simavr.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import threading
+import time
+import tty
+from collections.abc import Callable
+
+from .faults import Channel, FaultConfig
+
+_MAX_LINE_BUFFER = 4096
+
+
+class FaultyLine:
+    """Host pty <-> fault channels <-> the device's pty. ``on_open`` runs when a host opens the port."""
+
+    def __init__(self, device_path: str, faults: FaultConfig, rng: random.Random,
+                 on_open: Callable[[], None] | None = None):
+        self.device_path, self.faults, self.on_open = device_path, faults, on_open
+        self.to_device, self.to_host = Channel(faults.to_device, rng), Channel(faults.to_host, rng)
+        self.path: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._buffers = {"host": bytearray(), "device": bytearray()}
+
+    def start(self) -> str:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        os.close(slave)                 # the master sees a hang-up while no host has the port open
+        device = os.open(self.device_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(device)
+        os.set_blocking(master, False)
+        self._master, self._device = master, device
+        self._thread = threading.Thread(target=self._run, name=f"faulty-line {self.path}", daemon=True)
+        self._thread.start()
+        return self.path
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        for fd in (self._master, self._device):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def counts(self) -> dict:
+        return {"to_device": dict(self.to_device.counts), "to_host": dict(self.to_host.counts)}
+
+    def _run(self) -> None:
+        attached = False
+        while not self._stop.is_set():
+            host_ready = select.poll()
+            host_ready.register(self._master, select.POLLIN)
+            now_attached = not any(ev & select.POLLHUP for _, ev in host_ready.poll(0))
+            if now_attached and not attached and self.on_open is not None:
+                self.on_open()
+            attached = now_attached
+            now = time.monotonic()
+            if attached:
+                self._pass_lines(self._master, "host", self.to_device, now)
+            self._pass_lines(self._device, "device", self.to_host, now)
+            self._write(self._device, self.to_device.take(now))
+            out = self.to_host.take(now)
+            if attached:
+                self._write(self._master, out)
+            readable = [self._device] + ([self._master] if attached else [])
+            select.select(readable, [], [], 0.001 if not attached else 0.002)
+
+    def _pass_lines(self, fd: int, side: str, channel: Channel, now: float) -> None:
+        buffer = self._buffers[side]
+        try:
+            buffer += os.read(fd, 4096)
+        except (BlockingIOError, OSError):
+            return
+        *lines, rest = bytes(buffer).split(b"\n")
+        buffer[:] = rest
+        for line in lines:
+            channel.push(line + b"\n", now)
+        if len(buffer) > _MAX_LINE_BUFFER:      # junk without line ends: pass it on for the receiver to drop
+            channel.push(bytes(buffer), now)
+            buffer.clear()
+
+    @staticmethod
+    def _write(fd: int, data: bytes) -> None:
+        while data:
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:
+                time.sleep(0.0005)
+                continue
+            except OSError:
+                return
+            data = data[n:]

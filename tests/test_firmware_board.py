@@ -1,0 +1,169 @@
+"""A firmware as a board: what its motors do, seen from outside, on every device ``--firmware`` names.
+
+On the simulated AVR the turns are counted from the STEP/DIR pins and the
+drivers' state from the EN pins, so these tests check the motors, not what
+the firmware says about them. See tests/devices.py for the devices.
+"""
+
+import random
+import time
+
+import pytest
+import serial
+
+from firmware_interface import DeviceFault, DeviceReset, DeviceSilent, PortError, RigLink
+from firmware_interface.protocol import Command, Hello, StatusQuery
+from solver import apply, scramble
+from solver.cubie import solved_facelets
+from solver.notation import format_moves
+
+import devices
+
+SOLVED = solved_facelets(3)
+
+
+@pytest.fixture
+def start_device(firmware):
+    started = []
+
+    def make(**options):
+        started.append(devices.start(firmware, **options))
+        return started[-1]
+    yield make
+    for device in started:
+        devices.stop(device)
+
+
+@pytest.fixture
+def device(start_device):
+    return start_device()
+
+
+@pytest.fixture
+def connect():
+    links = []
+
+    def make(device, **options):
+        link = RigLink(device.path, **options)
+        links.append(link)
+        link.connect()
+        link.enable().wait(5)
+        devices.prepare(link)
+        return link
+    yield make
+    for link in links:
+        link.close()
+
+
+def test_the_cube_follows_turns_and_pairs(start_device, connect):
+    state = scramble(3, seed=11)["state"]
+    device = start_device(state=state)
+    devices.needs_cube(device)
+    link = connect(device)
+    link.moves("R U2 F' D L2 B")
+    link.wait([link.turn_pair("R", 1, "L", -1), link.turn_pair("F", 2, "B", -1)], timeout=10)
+    assert device.cube == apply(state, "R U2 F' D L2 B R L' F2 B'")
+    assert devices.quarter_turns(device) == 8 + 2 + 3
+
+
+def test_exactly_once_over_a_thousand_turns_through_a_faulty_line(start_device, connect):
+    rates = {"drop": 0.05, "corrupt": 0.01, "duplicate": 0.01, "noise": 0.01, "seed": 5}
+    device = start_device(faults=rates)
+    link = connect(device)
+    moves = [random.Random(8).randrange(18) for _ in range(1000)]
+    link.moves(moves)
+    link.wait(timeout=120)
+    assert device.cube == apply(SOLVED, format_moves(moves))
+    assert devices.quarter_turns(device) == sum(2 if m % 3 == 1 else 1 for m in moves)
+    counters = link.status()["counters"]
+    assert counters["retransmissions"] > 0 and counters["decode_errors"] > 0
+
+
+def test_an_emergency_stop_stops_the_motors_and_disables_the_drivers(device, connect):
+    devices.needs_cube(device)
+    link = connect(device)
+    motions = link.moves("U2 D2 " * 30)
+    motions[1].wait(5)
+    ack = link.estop()
+    assert ack["acknowledged_s"] < link.timing.estop_timeout
+    assert link.query()["fault"] == "ESTOP"
+    turned = devices.quarter_turns(device)
+    time.sleep(0.3)
+    assert devices.quarter_turns(device) == turned < 120          # nothing moved after the stop
+    assert devices.enabled(device, link) == set()
+    assert link.clear()["fault"] is None
+    link.enable().wait(5)
+    assert devices.enabled(device, link) == set("URFDLB")
+
+
+def test_the_watchdog_stops_the_motors_when_the_host_falls_silent(device):
+    """A host that stops talking mid-sequence (raw pyserial here) makes the board stop, go limp and latch HOSTLOST."""
+    with serial.Serial(device.path, 115200, timeout=0.05) as raw:
+        raw.write(Hello(1, "0000ABCD", 1).encode() + Command(1, "ENABLE", ("1",)).encode()
+                  + Command(2, "SPEED", ("2", "400")).encode())
+        raw.write(b"".join(Command(3 + i, "TURN", (str(3 + i), "U", "2")).encode() for i in range(8)))
+        time.sleep(1.5)                                   # the watchdog is 1000 ms, the turns take longer
+        before = devices.quarter_turns(device) if device.kind != "port" else None
+        raw.reset_input_buffer()
+        raw.write(StatusQuery(5).encode())
+        reply = raw.read_until(b"\n")
+        while reply and not reply.startswith(b"STATUS 5"):
+            reply = raw.read_until(b"\n")
+    assert b"fault=HOSTLOST" in reply and b" q=0 " in reply and b" en=- " in reply
+    if before is not None:
+        time.sleep(0.3)
+        assert devices.quarter_turns(device) == before < 8 * 2 * 4
+    if device.kind == "avr":
+        assert device.enabled() == set()
+
+
+def test_a_board_reset_mid_run_is_reported_and_a_new_session_works(device, connect):
+    if device.kind == "port":
+        pytest.skip("cannot reset a real board from here")
+    link = connect(device)
+    motions = link.moves("U R F D L B " * 10)
+    motions[3].wait(5)
+    device.reset()
+    with pytest.raises(DeviceReset):
+        link.wait(timeout=5)
+    link.connect()
+    link.enable().wait(5)
+    devices.prepare(link)
+    link.turn("U", 1).wait(5)
+
+
+def test_a_hung_board_is_detected_within_a_second(device, connect):
+    if device.kind == "port":
+        pytest.skip("cannot hang a real board from here")
+    link = connect(device)
+    motions = link.moves("F B " * 20)
+    motions[0].wait(5)
+    hung = time.monotonic()
+    device.go_silent()
+    with pytest.raises(DeviceSilent):
+        link.wait(timeout=5)
+    assert time.monotonic() - hung < 1.5
+
+
+def test_unplugging_is_detected(device, connect):
+    if device.kind == "port":
+        pytest.skip("unplug it yourself")
+    link = connect(device)
+    link.moves("F B " * 20)[0].wait(5)
+    device.close_port()
+    with pytest.raises(PortError):
+        link.wait(timeout=3)
+
+
+def test_a_version_1_host_still_gets_a_session(device):
+    with serial.Serial(device.path, 115200, timeout=0.1) as raw:
+        raw.reset_input_buffer()
+        deadline = time.monotonic() + 3
+        reply = b""
+        while b"session=0000BEEF" not in reply and time.monotonic() < deadline:
+            raw.write(Hello(1, "0000BEEF", 100).encode())
+            reply = raw.read_until(b"\n")
+        assert b"proto=1" in reply and b"motors=U,R,F,D,L,B" in reply
+        raw.write(Command(100, "PLAN", ("1", "U1")).encode())
+        lines = [raw.read_until(b"\n") for _ in range(5)]
+        assert any(line.startswith(b"REJ 100 BADCMD") for line in lines)
