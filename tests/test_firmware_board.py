@@ -99,6 +99,9 @@ def test_an_emergency_stop_stops_the_motors_and_disables_the_drivers(device, con
 def test_the_watchdog_stops_the_motors_when_the_host_falls_silent(device):
     """A host that stops talking mid-sequence (raw pyserial here) makes the board stop, go limp and latch HOSTLOST."""
     with serial.Serial(device.path, 115200, timeout=0.05) as raw:
+        heard = raw.read_until(b"\n")
+        while not heard.startswith((b"HB ", b"BOOT ")):      # a board takes bytes once it has booted
+            heard = raw.read_until(b"\n")
         raw.write(Hello(1, "0000ABCD", 1).encode() + Command(1, "ENABLE", ("1",)).encode()
                   + Command(2, "SPEED", ("2", "400")).encode())
         raw.write(b"".join(Command(3 + i, "TURN", (str(3 + i), "U", "2")).encode() for i in range(8)))

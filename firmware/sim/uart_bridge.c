@@ -48,6 +48,31 @@ static void on_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
     xon = 0;
 }
 
+/* Cycles one byte takes on the wire at the baud rate the firmware set (10 bits, U2X honoured). */
+static avr_cycle_count_t byte_cycles(void)
+{
+    unsigned ubrr = core->data[0xC4] | (core->data[0xC5] & 0x0F) << 8;
+    unsigned divisor = (core->data[0xC0] & 0x02) ? 8 : 16;
+    return 10ULL * divisor * (ubrr + 1);
+}
+
+/* simavr 1.6 times a byte as 11 bits and ignores U2X, so 115200 baud with U2X runs at 53,500: set the
+ * silicon's byte time on UART0 (found by its name among the cores' I/O modules) every time we look. */
+static avr_uart_t *uart0;
+
+static void find_uart0(avr_t *avr)
+{
+    for (avr_io_t *io = avr->io_port; io; io = io->next)
+        if (!strcmp(io->kind, "uart") && ((avr_uart_t *)io)->name == '0')
+            uart0 = (avr_uart_t *)io;
+}
+
+static void fix_byte_time(void)
+{
+    if (uart0)
+        uart0->cycles_per_byte = byte_cycles();
+}
+
 static void uart_fast_polling(avr_t *avr)
 {
     uint32_t flags = 0;
@@ -78,6 +103,7 @@ int bridge_open(avr_t *avr, const char *link_path, FILE *events, FILE *trace_fil
             perror("avrsim: symlink");
     }
     uart_fast_polling(avr);
+    find_uart0(avr);
     uart_input = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), on_output, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), on_xon, NULL);
@@ -95,14 +121,6 @@ static void read_host(void)
             return;
         in_len += (size_t)n;
     }
-}
-
-/* Cycles one byte takes on the wire at the baud rate the firmware set (10 bits, U2X honoured). */
-static avr_cycle_count_t byte_cycles(void)
-{
-    unsigned ubrr = core->data[0xC4] | (core->data[0xC5] & 0x0F) << 8;
-    unsigned divisor = (core->data[0xC0] & 0x02) ? 8 : 16;
-    return 10ULL * divisor * (ubrr + 1);
 }
 
 static void note_received(uint8_t byte)
@@ -146,6 +164,7 @@ void bridge_service(avr_t *avr)
     (void)avr;
     if (master < 0)
         return;
+    fix_byte_time();
     struct pollfd p = {.fd = master, .events = POLLIN};
     poll(&p, 1, 0);
     attached = !(p.revents & POLLHUP);
