@@ -211,6 +211,10 @@ class Transport:
                     or (run and out.motions[0].mid != next_mid(run[-1].motions[0].mid))):
                 break
             run.append(out)
+        if not self.pending:
+            # the motors stand still: a one-turn frame starts them after the shortest time on the wire,
+            # and the rest of the plan travels while that turn runs
+            run = run[:1]
         # wait until a good share of the queue is free, so a long plan goes in few frames
         if free < min(len(run), max(1, self.queue // 2)):
             return None

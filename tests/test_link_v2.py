@@ -112,7 +112,8 @@ def test_v2_host_falls_back_to_a_v1_only_device(sims, connect, tmp_path):
 
 # ---------------------------------------------------------------- PLAN
 
-def test_a_25_move_solution_goes_in_one_plan_frame(sims, connect, tmp_path):
+def test_a_25_move_solution_goes_in_two_plan_frames(sims, connect, tmp_path):
+    """The first frame carries one turn, so the motors start after the shortest time on the wire."""
     sim = sims(queue=64)
     trace = tmp_path / "trace.log"
     link = connect(sim.path, trace=trace)
@@ -123,7 +124,7 @@ def test_a_25_move_solution_goes_in_one_plan_frame(sims, connect, tmp_path):
         m.completed.add_done_callback(lambda f, m=m: done.append(m.mid))
     results = link.wait(motions, timeout=5)
     plans = sent_frames(trace, "PLAN")
-    assert len(plans) == 1 and len(plans[0]) == 26                     # first motion id and 25 turns
+    assert [len(p) for p in plans] == [2, 25]                            # first motion id and its turns
     assert [r["mid"] for r in results] == [m.mid for m in motions] == [s.mid for s in turns_of(sim)]
     assert sorted(done) == done == [m.mid for m in motions]
     assert results[0]["command"] == f"TURN {entries[0][0]} {entries[0][1]}"
@@ -155,7 +156,7 @@ def test_a_plan_frame_is_limited_by_the_frame_size(sims, connect, tmp_path):
     entries = [(("U", -1), ("D", -1))] * 40                             # 5 characters a turn: > 200 bytes
     link.wait(link.plan(entries), timeout=5)
     plans = sent_frames(trace, "PLAN")
-    assert len(plans) == 2 and sum(len(p) - 1 for p in plans) == 40
+    assert len(plans) == 3 and len(plans[0]) == 2 and sum(len(p) - 1 for p in plans) == 40   # one turn first
     assert all(len(" ".join(p)) < 200 for p in plans)
 
 
@@ -333,7 +334,7 @@ def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_pat
     setup = sim.info()["motor_setup"]
     if protocol == 2:      # the firmware reverses R (the simulator's cube sees face turns as sent)
         assert motion.device_direction and setup["R"] == (800, 30000, 20000, -1) and setup["U"] == (400, 30000, 20000, 1)
-        assert sim.cube == apply(SOLVED, "R U D' F2 R'") and len(sent_frames(trace, "PLAN")) == 1
+        assert sim.cube == apply(SOLVED, "R U D' F2 R'") and len(sent_frames(trace, "PLAN")) == 2
         assert [args[1:] for args in sent_frames(trace, "SPEED")] == [["50"]]
     else:                  # the host flips R's turns; a version-1 device knows nothing of it
         assert not motion.device_direction and setup == {}
