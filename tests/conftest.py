@@ -1,5 +1,8 @@
 import pytest
 
+import devices
+from firmware_interface import RigLink
+
 
 @pytest.fixture(autouse=True, scope="session")
 def private_cache_dir(tmp_path_factory):
@@ -21,3 +24,45 @@ def pytest_generate_tests(metafunc):
     if "firmware" in metafunc.fixturenames:
         from devices import choices
         metafunc.parametrize("firmware", choices(metafunc.config))
+
+
+@pytest.fixture
+def start_device(firmware):
+    """start_device(faults=..., state=..., reset_on_open=...) → a started device of the kind under test."""
+    started = []
+
+    def make(**options):
+        started.append(devices.start(firmware, **options))
+        return started[-1]
+    yield make
+    for device in started:
+        devices.stop(device)
+
+
+@pytest.fixture
+def device(start_device):
+    return start_device()
+
+
+@pytest.fixture
+def port(device):
+    return device.path
+
+
+@pytest.fixture
+def connect():
+    """connect(device or path, enable=True, **link options) → a connected RigLink (enabled, and its motors set
+    up as the device needs), closed after the test."""
+    links = []
+
+    def make(target, enable=True, **options):
+        link = RigLink(getattr(target, "path", target), **options)
+        links.append(link)
+        link.connect()
+        if enable:
+            link.enable().wait(5)
+            devices.prepare(link)
+        return link
+    yield make
+    for link in links:
+        link.close()

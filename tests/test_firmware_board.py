@@ -11,7 +11,7 @@ import time
 import pytest
 import serial
 
-from firmware_interface import DeviceFault, DeviceReset, DeviceSilent, PortError, RigLink
+from firmware_interface import DeviceReset, DeviceSilent, PortError
 from firmware_interface.protocol import Command, Hello, StatusQuery
 from solver import apply, scramble
 from solver.cubie import solved_facelets
@@ -20,39 +20,6 @@ from solver.notation import format_moves
 import devices
 
 SOLVED = solved_facelets(3)
-
-
-@pytest.fixture
-def start_device(firmware):
-    started = []
-
-    def make(**options):
-        started.append(devices.start(firmware, **options))
-        return started[-1]
-    yield make
-    for device in started:
-        devices.stop(device)
-
-
-@pytest.fixture
-def device(start_device):
-    return start_device()
-
-
-@pytest.fixture
-def connect():
-    links = []
-
-    def make(device, **options):
-        link = RigLink(device.path, **options)
-        links.append(link)
-        link.connect()
-        link.enable().wait(5)
-        devices.prepare(link)
-        return link
-    yield make
-    for link in links:
-        link.close()
 
 
 def test_the_cube_follows_turns_and_pairs(start_device, connect):

@@ -28,8 +28,6 @@ from solver import apply, scramble
 from solver.cubie import solved_facelets
 from solver.notation import format_moves, parse_moves
 
-import devices
-
 FAST = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 SOLVED = solved_facelets(3)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,47 +44,6 @@ def sim():
     simulator = start()
     yield simulator
     simulator.stop()
-
-
-@pytest.fixture
-def start_device(firmware):
-    """start_device(faults=..., state=..., reset_on_open=...) → a started device of the kind under test."""
-    started = []
-
-    def make(**options):
-        started.append(devices.start(firmware, **options))
-        return started[-1]
-    yield make
-    for device in started:
-        devices.stop(device)
-
-
-@pytest.fixture
-def device(start_device):
-    return start_device()
-
-
-@pytest.fixture
-def port(device):
-    return device.path
-
-
-@pytest.fixture
-def connect():
-    """connect(path, **link options) → a connected, enabled RigLink, closed after the test."""
-    links = []
-
-    def make(path, enable=True, **options):
-        link = RigLink(path, **options)
-        links.append(link)
-        link.connect()
-        if enable:
-            link.enable().wait(5)
-            devices.prepare(link)
-        return link
-    yield make
-    for link in links:
-        link.close()
 
 
 def turns_of(sim):

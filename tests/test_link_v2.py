@@ -34,22 +34,6 @@ def sims():
         sim.stop()
 
 
-@pytest.fixture
-def connect():
-    links = []
-
-    def make(path, enable=True, **options):
-        link = RigLink(path, **options)
-        links.append(link)
-        link.connect()
-        if enable:
-            link.enable().wait(5)
-        return link
-    yield make
-    for link in links:
-        link.close()
-
-
 def turns_of(sim):
     return [s for s in sim.executed() if s.verb in ("TURN", "PAIR")]
 
