@@ -1,0 +1,14 @@
+/* STEP/DIR/EN pins and the step timer (Timer1, TICK_HZ). */
+#ifndef ROBOTD_STEPPER_H
+#define ROBOTD_STEPPER_H
+#include <stdint.h>
+#include "ramp.h"
+
+void stepper_init(void);                        /* pins out, drivers off (EN high), timer on */
+void stepper_enable(uint8_t mask, uint8_t on);  /* EN low (on) or high for the axes in mask */
+/* Prepare an idle axis: direction pin and ramp. Moves when stepper_go() names it. */
+struct axis *stepper_prepare(uint8_t i, uint8_t dir_high);
+void stepper_go(uint8_t mask);                  /* start the prepared axes together */
+uint8_t stepper_active(void);                   /* axes still moving */
+void stepper_stop(void);                        /* stop every axis at once, no ramp */
+#endif
