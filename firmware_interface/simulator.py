@@ -304,6 +304,8 @@ def _parser() -> argparse.ArgumentParser:
     for name in ("drop", "corrupt", "duplicate", "delay"):
         p.add_argument(f"--{name}", type=float, default=0.0, metavar="P",
                        help=f"probability that a frame is {name}{'ped' if name == 'drop' else 'd'} (each direction)")
+    p.add_argument("--noise", type=float, default=0.0, metavar="P",
+                   help="probability that random bytes (line noise) come ahead of a frame (each direction)")
     p.add_argument("--delay-ms", type=float, default=50.0, help="how long a delayed frame is held")
     for name, default in (("quarter", 80.0), ("half", 130.0), ("home", 300.0), ("settle", 0.0)):
         p.add_argument(f"--{name}-ms", type=float, default=default, help=f"motor timing: {name} (ms)")
@@ -331,7 +333,7 @@ def _interrupt(signum, frame):
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    rates = {k: getattr(args, k) for k in ("drop", "corrupt", "duplicate", "delay", "delay_ms")}
+    rates = {k: getattr(args, k) for k in ("drop", "corrupt", "duplicate", "delay", "noise", "delay_ms")}
     devices = {"stall": args.stall, "limit": args.limit, "reset_after": args.reset_after,
                "silent_after": args.silent_after, "close_after": args.close_after}
     timing = {f"{k}_ms": getattr(args, f"{k}_ms") for k in ("quarter", "half", "home", "settle")}

@@ -155,3 +155,39 @@ def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_p
         built.close()
     assert summary["outcome"] == "done" and summary["solved"]
     assert summary["solver"] in ("two-phase", "neural-astar") and summary["length_htm"] <= 30
+
+
+AVR_RIG = FAST_RIG + """
+[rig.stepper]
+steps_per_quarter = 50
+max_rate = 20000
+accel = 1000000
+
+[rig.direction]
+U = 1
+R = 1
+F = 1
+D = 1
+L = -1
+B = 1
+
+[sim]
+firmware = "avr"
+"""
+
+
+@pytest.mark.parametrize("puzzle, faults", [(2, ""), (3, "[sim.faults]\ndrop = 0.05\ncorrupt = 0.02\nnoise = 0.02\n")])
+def test_dry_run_through_the_avr_firmware_ends_solved(tmp_path, puzzle, faults):
+    """The firmware binary on a simulated ATmega2560: MOTOR set-up (L mounted reversed), PLAN upload, real steps."""
+    from firmware_interface.avr import missing_tools
+    if missing_tools():
+        if os.environ.get("ROBOTD_REQUIRE_AVR"):
+            pytest.fail(f"ROBOTD_REQUIRE_AVR is set but {missing_tools()}")
+        pytest.skip(f"firmware binary under simavr not available: {missing_tools()}")
+    built = assemble.build(config(tmp_path, faults, rig=AVR_RIG), sim=True, web=False)
+    try:
+        summary = built.once(puzzle=puzzle, seed=21)
+    finally:
+        built.close()
+    assert summary["outcome"] == "done", summary["error"]
+    assert summary["solved"] and summary["length_htm"] > 0
