@@ -241,6 +241,8 @@ class RigLink(RigCommands):
                 self._hello_frame = Hello(msg.proto, self._session, self._first_seq).encode()
                 self._hello_due = now
                 return
+            if msg.boot is None and msg.proto == self._asked < PROTOCOL_VERSION:
+                return      # the same "I speak version N" answering a HELLO sent before we switched to N
             self._after.append(lambda: hello.done() or hello.set_result(msg))
         elif isinstance(msg, Boot):
             self._hello_due = now       # it just booted: greet it at once
