@@ -40,7 +40,7 @@ import serial  # noqa: E402
 
 from firmware_interface import RigLink  # noqa: E402
 from firmware_interface.avr import AvrFirmware, build  # noqa: E402
-from firmware_interface.protocol import Command, Estop, Hello, StatusQuery  # noqa: E402
+from firmware_interface.protocol import Command, Estop, Hello, Ping, StatusQuery  # noqa: E402
 from solver import scramble, solve  # noqa: E402
 from solver.notation import parse_moves  # noqa: E402
 
@@ -75,18 +75,23 @@ class RawBoard:
     def __init__(self, trace: Path, board: str):
         self.device = AvrFirmware(board=board, steps_per_quarter=STEPS, trace=trace)
         self.port = serial.Serial(self.device.start(), 115200, timeout=0.2)
-        self.seq = 1
+        self.seq, self.last_write = 1, time.monotonic()
         self.expect(b"HB ")                     # the board takes bytes once it has booted
         self.write(Hello(2, "00C0FFEE", 1).encode())
-        self.expect(b"HELLO session=00C0FFEE")
+        hello = self.expect(b"HELLO session=00C0FFEE").decode()
+        self.max_rate = int(hello.split(" rate=")[1].split("*")[0].split()[0])
         self.command("ENABLE", "1")
 
     def write(self, frame: bytes) -> None:
         self.port.write(frame)
+        self.last_write = time.monotonic()
 
     def expect(self, head: bytes, timeout: float = 3.0) -> bytes:
+        """Read until a line starts with ``head``, feeding the board's watchdog with PING meanwhile."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if time.monotonic() - self.last_write > 0.2:
+                self.write(Ping(1).encode())
             line = self.port.read_until(b"\n")
             if line.startswith(head):
                 return line
@@ -116,6 +121,10 @@ def step_rates(board: str, rates: list[int], steps: int) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             trace = Path(tmp) / "trace"
             raw = RawBoard(trace, board)
+            if rate > raw.max_rate:
+                raw.close()
+                results.append({"requested": rate, "exact": False, "refused": f"above rate={raw.max_rate}"})
+                continue
             mid = 2
             for face in FACES:
                 raw.command("MOTOR", str(mid), face, f"steps={STEPS}", f"rate={rate}", "accel=65535", "dir=1")
@@ -133,7 +142,8 @@ def step_rates(board: str, rates: list[int], steps: int) -> dict:
         exact = all(a["steps"] == steps and abs(a["rate"] - rate) <= 0.02 * rate for a in per_axis)
         results.append({"requested": rate, "exact": exact,
                         "delivered_min": min(a["rate"] for a in per_axis),
-                        "jitter_cycles_max": max(a["jitter_cycles"] for a in per_axis)})
+                        "jitter_cycles_max": max(a["jitter_cycles"] for a in per_axis),
+                        "jitter_us_max": round(max(a["jitter_cycles"] for a in per_axis) / F_CPU * 1e6, 1)})
     best = max((r["requested"] for r in results if r["exact"]), default=None)
     return {"six_axes": results, "highest_exact_rate_per_axis": best}
 
@@ -255,7 +265,7 @@ def main() -> int:
     parser.add_argument("--suite", action="store_true", help="also time the HIL test suite")
     args = parser.parse_args()
     elf, _ = build(args.board)
-    rates = [5000, 10000, 20000] if args.quick else [5000, 10000, 15000, 20000, 25000, 30000, 40000]
+    rates = [5000, 10000, 20000] if args.quick else [5000, 10000, 12500, 15000, 20000, 25000]
     result = {"board": args.board, "load": os.getloadavg()[0], **flash_and_ram(elf),
               "step_rate": step_rates(args.board, rates, 4000 if args.quick else 12000),
               **stop_latencies(args.board, 4 if args.quick else 10),
