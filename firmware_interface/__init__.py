@@ -18,13 +18,14 @@ from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSi
 from .faults import FaultConfig, FrameFaults
 from .firmware import MotorTiming
 from .link import RigLink
+from .marlin_link import MarlinLink
 from .protocol import PROTOCOL_VERSION
 from .timing import LinkTiming
 from .transport import Motion
 
 __all__ = ["AckTimeout", "ConfigError", "DeviceFault", "DeviceReset", "DeviceSilent", "FaultConfig", "FrameFaults",
-           "HandshakeError", "LinkError", "LinkTiming", "Motion", "MotorTiming", "PROTOCOL_VERSION", "PortError",
-           "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
+           "HandshakeError", "LinkError", "LinkTiming", "MarlinLink", "Motion", "MotorTiming", "PROTOCOL_VERSION",
+           "PortError", "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
 
 
 def __getattr__(name: str):

@@ -18,6 +18,7 @@ import tty
 from collections.abc import Callable
 
 from .faults import Channel, FaultConfig
+from .pty_device import lines_from, open_pty, read_into, write_from
 
 _MAX_LINE_BUFFER = 4096
 
@@ -33,16 +34,12 @@ class FaultyLine:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._buffers = {"host": bytearray(), "device": bytearray()}
+        self._out = {"host": bytearray(), "device": bytearray()}
 
     def start(self) -> str:
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        os.close(slave)                 # the master sees a hang-up while no host has the port open
-        device = os.open(self.device_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-        tty.setraw(device)
-        os.set_blocking(master, False)
-        self._master, self._device = master, device
+        self._master, self.path = open_pty()
+        self._device = os.open(self.device_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        tty.setraw(self._device)
         self._thread = threading.Thread(target=self._run, name=f"faulty-line {self.path}", daemon=True)
         self._thread.start()
         return self.path
@@ -73,35 +70,17 @@ class FaultyLine:
             if attached:
                 self._pass_lines(self._master, "host", self.to_device, now)
             self._pass_lines(self._device, "device", self.to_host, now)
-            self._write(self._device, self.to_device.take(now))
+            self._out["device"] += self.to_device.take(now)
+            write_from(self._device, self._out["device"])
             out = self.to_host.take(now)
             if attached:
-                self._write(self._master, out)
+                self._out["host"] += out
+                write_from(self._master, self._out["host"])
             readable = [self._device] + ([self._master] if attached else [])
             select.select(readable, [], [], 0.001 if not attached else 0.002)
 
     def _pass_lines(self, fd: int, side: str, channel: Channel, now: float) -> None:
         buffer = self._buffers[side]
-        try:
-            buffer += os.read(fd, 4096)
-        except (BlockingIOError, OSError):
-            return
-        *lines, rest = bytes(buffer).split(b"\n")
-        buffer[:] = rest
-        for line in lines:
-            channel.push(line + b"\n", now)
-        if len(buffer) > _MAX_LINE_BUFFER:      # junk without line ends: pass it on for the receiver to drop
-            channel.push(bytes(buffer), now)
-            buffer.clear()
-
-    @staticmethod
-    def _write(fd: int, data: bytes) -> None:
-        while data:
-            try:
-                n = os.write(fd, data)
-            except BlockingIOError:
-                time.sleep(0.0005)
-                continue
-            except OSError:
-                return
-            data = data[n:]
+        while read_into(fd, buffer):
+            for line in lines_from(buffer, _MAX_LINE_BUFFER):
+                channel.push(line, now)

@@ -139,13 +139,7 @@ class RigLink(RigCommands):
         if self._ser is not None and not self._port_lost and self._thread is not None and self._thread.is_alive():
             return
         self._close_port()
-        try:
-            ser = serial.serial_for_url(self.port, baudrate=self.timing.baudrate, timeout=self.timing.poll,
-                                        write_timeout=self.timing.write_timeout, exclusive=True)
-        except serial.SerialException as err:
-            raise PortError(_open_error(err), port=self.port) from None
-        except ValueError as err:
-            raise ConfigError(f"bad port settings: {err}", port=self.port) from None
+        ser = open_serial(self.port, self.timing)
         with self._lock:
             self._ser, self._port_lost, self._decoder = ser, False, Decoder()
             self._traffic.open_trace(self.port)
@@ -462,6 +456,18 @@ class RigLink(RigCommands):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def open_serial(port: str, timing) -> serial.SerialBase:
+    """Open a port (device path or pyserial URL) exclusively, with errors that say what to do;
+    ``timing`` gives ``baudrate``, ``poll`` (read timeout) and ``write_timeout``."""
+    try:
+        return serial.serial_for_url(port, baudrate=timing.baudrate, timeout=timing.poll,
+                                     write_timeout=timing.write_timeout, exclusive=True)
+    except serial.SerialException as err:
+        raise PortError(_open_error(err), port=port) from None
+    except ValueError as err:
+        raise ConfigError(f"bad port settings: {err}", port=port) from None
 
 
 def _open_error(err: serial.SerialException) -> str:

@@ -23,15 +23,14 @@ import signal
 import sys
 import threading
 import time
-import tty
 
 from .errors import ConfigError, LinkError
 from .faults import Channel, FaultConfig
 from .firmware import Firmware, MotorTiming, VirtualCube
 from .protocol import MAX_LINE, PROTOCOL_VERSION
+from .pty_device import lines_from, open_pty, read_into, write_from
 from .steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
 
-_MAX_BACKLOG = 1 << 16      # bytes kept for a host that does not read; more is dropped as on a USB CDC port
 
 
 class SimulatedFirmware:
@@ -79,12 +78,7 @@ class SimulatedFirmware:
         """Open the pty, boot the firmware and return the device path to open."""
         if self._thread is not None:
             raise ConfigError("simulator already started")
-        master, slave = os.openpty()
-        tty.setraw(slave)                  # no echo, no line editing, whoever opens it
-        self.path = os.ttyname(slave)
-        os.close(slave)                    # from now on the master sees a hang-up while nobody has it open
-        os.set_blocking(master, False)
-        self._master = master
+        self._master, self.path = open_pty()
         with self._lock:
             self._fw.power_on(time.monotonic())
         self._thread = threading.Thread(target=self._run, name=f"simulated-firmware {self.path}", daemon=True)
@@ -251,34 +245,12 @@ class SimulatedFirmware:
         return 0.001 if self._outbuf else min(max(wait, 0.0), 0.05)
 
     def _read(self, now: float) -> None:
-        while self._master is not None:
-            try:
-                data = os.read(self._master, 4096)
-            except (BlockingIOError, OSError):
-                return
-            if not data:
-                return
-            self._inbuf += data
-            *lines, rest = bytes(self._inbuf).split(b"\n")
-            self._inbuf = bytearray(rest)
-            for line in lines:
-                self._to_device.push(line + b"\n", now)
-            if len(self._inbuf) > 2 * MAX_LINE:     # junk without newlines: pass it on for the decoder to drop
-                self._to_device.push(bytes(self._inbuf), now)
-                self._inbuf.clear()
+        while self._master is not None and read_into(self._master, self._inbuf):
+            for line in lines_from(self._inbuf, 2 * MAX_LINE):
+                self._to_device.push(line, now)
 
     def _write(self) -> None:
-        if len(self._outbuf) > _MAX_BACKLOG:
-            del self._outbuf[:-_MAX_BACKLOG]
-        while self._outbuf and self._master is not None:
-            try:
-                n = os.write(self._master, self._outbuf)
-            except BlockingIOError:
-                return
-            except OSError:              # the host closed the port between poll and write
-                self._outbuf.clear()
-                return
-            del self._outbuf[:n]
+        write_from(self._master, self._outbuf)
 
     def _fire_triggers(self, now: float) -> None:
         count, f = len(self._fw.executed), self.faults
