@@ -15,8 +15,10 @@ line end, from which the figures are computed:
   STEP edge, and to the drivers going off;
 - watchdog: from the host's last byte to the drivers going off;
 - frame round trip: STATUS to its answer (sim and wall);
-- host overhead of a 3x3x3 solve: wall time minus motor time, one TURN
-  frame per move (protocol v1 style) against one PLAN upload;
+- host overhead of a 3x3x3 solve: wall time minus motor time (each
+  move's trapezoid by protocol section 16), one TURN frame per move
+  (protocol v1 style) against the PLAN upload; and the firmware's own
+  pause between one move's last step and the next one's first (sim);
 - with --suite: how long the HIL test suite takes (pytest --firmware avr).
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -47,6 +50,7 @@ from solver.notation import parse_moves  # noqa: E402
 F_CPU = 16_000_000
 FACES = "URFDLB"
 STEPS = 50                                     # the simulated rig's steps per quarter turn
+RATE, ACCEL = 20000, 1_000_000                 # its motors: steps/s, steps/s² (a 14 ms quarter turn)
 
 
 def flash_and_ram(elf: Path) -> dict:
@@ -204,35 +208,36 @@ def solutions(count: int) -> list[list[int]]:
             for i in range(count)]
 
 
-def motor_seconds(edges: list[tuple[int, int, int]]) -> float:
-    """Time the motors spent moving: per axis, the spans of steps with no pause over 2 ms, added up."""
-    total = 0
-    for axis in range(6):
-        cycles = [c for c, a, _ in edges if a == axis]
-        start = prev = None
-        for c in cycles:
-            if start is None or c - prev > 2 * F_CPU // 1000:
-                if start is not None:
-                    total += prev - start
-                start = c
-            prev = c
-        if start is not None:
-            total += prev - start
-    return total / F_CPU
+def profile_seconds(steps: int, rate: float = RATE, accel: float = ACCEL) -> float:
+    """Motor time of one move by the trapezoid of protocol section 16 (what the rig must spend anyway)."""
+    if steps >= rate * rate / accel:
+        return steps / rate + rate / accel
+    return 2 * math.sqrt(steps / accel)
+
+
+def move_gaps_ms(edges: list[tuple[int, int, int]]) -> list[float]:
+    """Simulated time from one move's last step to the next move's first step (moves: runs of one axis)."""
+    blocks: list[list[int]] = []
+    for cycle, axis, _ in edges:
+        if blocks and blocks[-1][2] == axis and cycle - blocks[-1][1] < 2 * F_CPU // 1000:
+            blocks[-1][1] = cycle
+        else:
+            blocks.append([cycle, cycle, axis])
+    return [(b[0] - a[1]) / F_CPU * 1e3 for a, b in zip(blocks, blocks[1:])]
 
 
 def host_overhead(board: str, moves_list: list[list[int]]) -> dict:
     out = {}
     for mode in ("turn_frames", "plan_upload"):
-        overheads = []
+        overheads, gaps = [], []
         for moves in moves_list:
             with tempfile.TemporaryDirectory() as tmp:
                 trace = Path(tmp) / "trace"
                 device = AvrFirmware(board=board, steps_per_quarter=STEPS, trace=trace)
                 with RigLink(device.start()) as link:
                     link.connect()
-                    link.wait([link.enable()] + [link.setup_motor(f, steps=STEPS, rate=20000, accel=1_000_000,
-                                                                  direction=1) for f in FACES], timeout=5)
+                    link.wait([link.enable()] + [link.setup_motor(f, steps=STEPS, rate=RATE, accel=ACCEL, direction=1)
+                                                 for f in FACES], timeout=5)
                     turns = [(FACES[m // 3], {0: 1, 1: 2, 2: -1}[m % 3]) for m in moves]
                     start = time.monotonic()
                     motions = [link.turn(*t) for t in turns] if mode == "turn_frames" else link.plan(turns)
@@ -240,8 +245,10 @@ def host_overhead(board: str, moves_list: list[list[int]]) -> dict:
                     wall = time.monotonic() - start
                 device.sync()
                 device.stop()
-                overheads.append(wall - motor_seconds(read_trace(trace)["S"]))
-        out[mode] = {"overhead_s": _summary(overheads), "moves_mean": statistics.mean(len(m) for m in moves_list)}
+                overheads.append(wall - sum(profile_seconds(STEPS * abs(q)) for _, q in turns))
+                gaps += move_gaps_ms(read_trace(trace)["S"])
+        out[mode] = {"overhead_s": _summary(overheads), "moves_mean": statistics.mean(len(m) for m in moves_list),
+                     "step_gap_between_moves_ms_sim": _summary(gaps)}
     return out
 
 
