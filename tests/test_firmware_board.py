@@ -137,3 +137,26 @@ def test_a_version_1_host_still_gets_a_session(device):
         raw.write(Command(100, "PLAN", ("1", "U1")).encode())
         lines = [raw.read_until(b"\n") for _ in range(5)]
         assert any(line.startswith(b"REJ 100 BADCMD") for line in lines)
+
+
+def test_a_damaged_estop_line_does_not_stop_or_stall_the_motors(device):
+    """A board may stop pulses the moment a line starting 'ESTOP ' arrives, but one that fails its check
+    must leave the turn running to its end, reported done and not faulted."""
+    with serial.Serial(device.path, 115200, timeout=0.05) as raw:
+        heard = raw.read_until(b"\n")
+        while not heard.startswith((b"HB ", b"BOOT ")):
+            heard = raw.read_until(b"\n")
+        raw.write(Hello(1, "0000ABCE", 1).encode() + Command(1, "ENABLE", ("1",)).encode()
+                  + Command(2, "SPEED", ("2", "300")).encode() + Command(3, "TURN", ("3", "U", "1")).encode())
+        time.sleep(0.1)
+        raw.write(b"ESTOP 9*0000\n" + b"ESTOP " + b"9" * 250 + b"\n")
+        lines, deadline = [], time.monotonic() + 3
+        while not any(line.startswith(b"DONE 3") for line in lines) and time.monotonic() < deadline:
+            lines.append(raw.read_until(b"\n"))
+        raw.write(StatusQuery(6).encode())
+        status = raw.read_until(b"\n")
+        while status and not status.startswith(b"STATUS 6"):
+            status = raw.read_until(b"\n")
+    assert any(line.startswith(b"DONE 3") for line in lines), lines
+    assert any(line.startswith(b"NAK 4 CRC") for line in lines)
+    assert b"fault=NONE" in status

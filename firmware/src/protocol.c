@@ -9,6 +9,7 @@
 #include "frame.h"
 #include "motion.h"
 #include "out.h"
+#include "stepper.h"
 
 #define MAX_TOKENS 100                  /* a 200-byte body has fewer */
 
@@ -334,6 +335,8 @@ void protocol_byte(char c)
     uint8_t body_len;
     if (!line_feed(&line, c))
         return;
+    /* the receive interrupt held the pulses for this line (uart.c): judge it, then release */
+    uint8_t held = !line.overflow && line.len >= 6 && !memcmp(line.buf, "ESTOP ", 6);
     switch (line_check(&line, &body_len)) {
     case FRAME_OK: handle_frame(line.buf); break;
     case FRAME_BAD: nak(C_FRAME); break;
@@ -341,6 +344,8 @@ void protocol_byte(char c)
     case FRAME_LONG: nak(C_LONG); break;
     default: break;
     }
+    if (held)
+        stepper_release();
 }
 
 /* ------------------------------------------------------------ time */

@@ -22,6 +22,7 @@ typedef char axes_are_six[AX_COUNT == AXES ? 1 : -1];
 
 static struct axis ax[AXES];
 static volatile uint8_t active;
+static volatile uint8_t holds;          /* ESTOP lines received and not yet judged */
 static uint8_t update_next;
 
 static void pins_init(void)
@@ -93,10 +94,24 @@ static uint16_t elapsed_since(uint16_t t0)
     return now >= t0 ? now - t0 : (uint16_t)(now + TIMER_TOP + 1 - t0);
 }
 
+void stepper_hold(void)
+{
+    if (holds < 255)
+        holds++;
+}
+
+void stepper_release(void)
+{
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        if (holds)
+            holds--;
+    }
+}
+
 ISR(TIMER1_COMPA_vect)
 {
     uint8_t act = active, stepped = 0;
-    if (!act)
+    if (!act || holds)
         return;
 #define TICK(n, sp, sb, dp, db, ep, eb) \
     if ((act & _BV(AX_##n)) && axis_tick(&ax[AX_##n])) { \

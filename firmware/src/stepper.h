@@ -11,4 +11,9 @@ struct axis *stepper_prepare(uint8_t i, uint8_t dir_high);
 void stepper_go(uint8_t mask);                  /* start the prepared axes together */
 uint8_t stepper_active(void);                   /* axes still moving */
 void stepper_stop(void);                        /* stop every axis at once, no ramp */
+/* Hold: no pulses while holds are pending, but moves are not ended (no DONE). The receive
+ * interrupt places one for each line that starts "ESTOP ", the main loop releases it once it
+ * has judged that line, so pulses stop the moment an emergency stop arrives. */
+void stepper_hold(void);                        /* interrupt context */
+void stepper_release(void);
 #endif

@@ -3,6 +3,8 @@
 #include <avr/interrupt.h>
 #include <util/atomic.h>
 #include "uart.h"
+#include "frame.h"
+#include "stepper.h"
 
 #define BAUD 115200UL
 #define RX_SIZE 256                     /* uint8_t indices wrap by themselves */
@@ -22,6 +24,26 @@ void uart_init(void)
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);            /* TX stays enabled */
 }
 
+/* Follows the start of each line stored in the ring (the very bytes protocol.c will read):
+ * the LF of a line that began "ESTOP " and is not too long to be a frame holds the step
+ * pulses at once (stepper_hold); protocol.c judges the line and releases the hold. */
+static void watch_for_estop(uint8_t c)
+{
+    static const char prefix[] = "ESTOP ";
+    static uint8_t column, matched = 1;
+    if (c == '\n') {
+        if (matched && column >= sizeof prefix - 1 && column < FRAME_MAX)
+            stepper_hold();
+        column = 0;
+        matched = 1;
+        return;
+    }
+    if (column < sizeof prefix - 1 && c != (uint8_t)prefix[column])
+        matched = 0;
+    if (column < 255)
+        column++;
+}
+
 ISR(USART0_RX_vect)
 {
     uint8_t c = UDR0;
@@ -29,6 +51,7 @@ ISR(USART0_RX_vect)
     if (next != rx_tail) {              /* full: the byte is lost, the frame fails its CRC */
         rx_buf[rx_head] = c;
         rx_head = next;
+        watch_for_estop(c);
     }
 }
 
