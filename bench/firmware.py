@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -43,6 +42,7 @@ import serial  # noqa: E402
 
 from firmware_interface import RigLink  # noqa: E402
 from firmware_interface.avr import AvrFirmware, build  # noqa: E402
+from firmware_interface.firmware import profile_seconds  # noqa: E402
 from firmware_interface.protocol import Command, Estop, Hello, Ping, StatusQuery  # noqa: E402
 from solver import scramble, solve  # noqa: E402
 from solver.notation import parse_moves  # noqa: E402
@@ -208,13 +208,6 @@ def solutions(count: int) -> list[list[int]]:
             for i in range(count)]
 
 
-def profile_seconds(steps: int, rate: float = RATE, accel: float = ACCEL) -> float:
-    """Motor time of one move by the trapezoid of protocol section 16 (what the rig must spend anyway)."""
-    if steps >= rate * rate / accel:
-        return steps / rate + rate / accel
-    return 2 * math.sqrt(steps / accel)
-
-
 def move_gaps_ms(edges: list[tuple[int, int, int]]) -> list[float]:
     """Simulated time from one move's last step to the next move's first step (moves: runs of one axis)."""
     blocks: list[list[int]] = []
@@ -245,7 +238,7 @@ def host_overhead(board: str, moves_list: list[list[int]]) -> dict:
                     wall = time.monotonic() - start
                 device.sync()
                 device.stop()
-                overheads.append(wall - sum(profile_seconds(STEPS * abs(q)) for _, q in turns))
+                overheads.append(wall - sum(profile_seconds(STEPS * abs(q), RATE, ACCEL) for _, q in turns))
                 gaps += move_gaps_ms(read_trace(trace)["S"])
         out[mode] = {"overhead_s": _summary(overheads), "moves_mean": statistics.mean(len(m) for m in moves_list),
                      "step_gap_between_moves_ms_sim": _summary(gaps)}

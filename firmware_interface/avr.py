@@ -38,7 +38,8 @@ class FirmwareUnavailable(ConfigError):
 def missing_tools() -> str | None:
     """Why the simulated AVR board cannot run here, or None when it can."""
     if not (FIRMWARE_DIR / "Makefile").is_file():
-        return f"the firmware sources are not at {FIRMWARE_DIR} (run from a robotd checkout, or set ROBOTD_FIRMWARE_DIR)"
+        return (f"the firmware sources are not at {FIRMWARE_DIR} (run from a robotd checkout, "
+                "or set ROBOTD_FIRMWARE_DIR)")
     for tool, package in _TOOLS.items():
         if shutil.which(tool) is None:
             return f"{tool} is not installed (Debian: apt-get install {package}; all of it: {_PACKAGES})"
@@ -54,7 +55,8 @@ def build(board: str = "ramps") -> tuple[Path, Path]:
     why = missing_tools()
     if why:
         raise FirmwareUnavailable(f"cannot run the AVR firmware simulation: {why}")
-    for args in (["make", "-s", "-C", str(FIRMWARE_DIR), f"BOARD={board}"], ["make", "-s", "-C", str(FIRMWARE_DIR / "sim")]):
+    for args in (["make", "-s", "-C", str(FIRMWARE_DIR), f"BOARD={board}"],
+                 ["make", "-s", "-C", str(FIRMWARE_DIR / "sim")]):
         done = subprocess.run(args, capture_output=True, text=True)
         if done.returncode != 0:
             raise FirmwareUnavailable(f"`{' '.join(args)}` failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -207,14 +209,6 @@ class AvrFirmware:
         self.sync()
         with self._lock:
             return set(self._enabled)
-
-    def part_turned(self) -> list[str]:
-        """Faces whose motor stopped between two quarter-turn positions (e.g. after an emergency stop)."""
-        positions = self.sync()
-        spq = self.steps_per_quarter
-        return [face for face in "URFDLB"
-                if positions[face] % (spq[face] if isinstance(spq, dict) and face in spq else
-                                      (spq if isinstance(spq, int) else 200))]
 
     # ------------------------------------------------------------ faults of the board itself
 

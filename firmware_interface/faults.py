@@ -5,8 +5,9 @@ duplicate, delay); ``FaultConfig`` adds device faults (stalled motors, home
 switches never found, a reset, going silent or closing the port after a
 number of finished steps). ``Channel`` applies frame faults to one
 direction of the stream; line noise puts a burst of random bytes (as a
-loose ground or a motor's interference would) ahead of a frame. A delay holds the frame and everything behind it,
-as a serial line does: frames are never reordered.
+loose ground or a motor's interference would) ahead of a frame. A delay
+holds the frame and everything behind it, as a serial line does: frames are
+never reordered.
 """
 
 from __future__ import annotations

@@ -59,10 +59,10 @@ class FaultyLine:
 
     def _run(self) -> None:
         attached = False
+        host = select.poll()
+        host.register(self._master, select.POLLIN)
         while not self._stop.is_set():
-            host_ready = select.poll()
-            host_ready.register(self._master, select.POLLIN)
-            now_attached = not any(ev & select.POLLHUP for _, ev in host_ready.poll(0))
+            now_attached = not any(ev & select.POLLHUP for _, ev in host.poll(0))
             if now_attached and not attached and self.on_open is not None:
                 self.on_open()
             attached = now_attached

@@ -26,8 +26,8 @@ from solver.facelets import check_letters
 from solver.geometry import face_turn_permutation
 
 from .errors import ConfigError
-from .protocol import (NO_FAULT, PROTOCOL_VERSION, PROTOCOL_VERSIONS, Ack, Boot, Command, DecodeError, Decoder, Done, Estop,
-                       EstopReply, FaultReport, Hello, HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text,
+from .protocol import (NO_FAULT, PROTOCOL_VERSION, PROTOCOL_VERSIONS, Ack, Boot, Command, DecodeError, Decoder, Done,
+                       Estop, EstopReply, FaultReport, Hello, HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text,
                        parse_host, seq_add, seq_diff)
 from .steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step, parse_step
 

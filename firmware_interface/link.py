@@ -50,7 +50,8 @@ import serial
 from .commands import RigCommands
 from .errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
 from .framelog import TrafficLog
-from .protocol import PROTOCOL_VERSION, PROTOCOL_VERSIONS, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid, parse_device
+from .protocol import (PROTOCOL_VERSION, PROTOCOL_VERSIONS, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid,
+                       parse_device)
 from .steps import CLEAR, RIGS, Step
 from .timing import LinkTiming
 from .transport import Motion, Outgoing, Transport, _result, report_dict
@@ -340,7 +341,7 @@ class RigLink(RigCommands):
             motions = [Motion(step) for step in steps]
             now = time.monotonic()
             for motion in motions:
-                self._t.backlog.append(Outgoing(motion.step.verb, motion.step.args(), motion, plannable=plannable))
+                self._t.backlog.append(Outgoing(motion.step.verb, motion.step.args(), [motion], plannable=plannable))
             self._t.pump(now)
         return motions
 

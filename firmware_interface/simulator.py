@@ -166,7 +166,8 @@ class SimulatedFirmware:
                     "fault": fw.fault[0] if fw.fault else None, "attached": self._attached,
                     "silent": self._silent, "closed": self._closed, "opens": self.opens,
                     "protocol": fw.session_proto or None, "enabled": sorted(fw.enabled),
-                    "motor_setup": dict(fw.motor_setup), "steps_executed": len(fw.executed), "queued": len(fw.queue) + (fw.running is not None),
+                    "motor_setup": dict(fw.motor_setup), "steps_executed": len(fw.executed),
+                    "queued": len(fw.queue) + (fw.running is not None),
                     "cube": fw.cube.facelets, "estops": len(fw.estop_times),
                     "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
 

@@ -25,9 +25,8 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
 from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
-from .protocol import (ERROR_CODES, MAX_LINE, NO_FAULT, Ack, Boot, Command, Done, Estop, EstopReply, FaultReport, HelloReply,
-                       Nak, Ping, Rej, Report, StatusQuery, seq_add, seq_diff)
-from .framing import next_mid
+from .protocol import (ERROR_CODES, MAX_LINE, NO_FAULT, Ack, Boot, Command, Done, Estop, EstopReply, FaultReport,
+                       HelloReply, Nak, Ping, Rej, Report, StatusQuery, next_mid, seq_add, seq_diff)
 from .steps import CLEAR, Step
 from .timing import LinkTiming
 
@@ -77,17 +76,12 @@ class Outgoing:
     for a PLAN frame, none for CLEAR). A ``plannable`` TURN/PAIR may be merged into a PLAN when sent."""
     verb: str
     args: tuple[str, ...]
-    motion: Motion | None = None
+    motions: list[Motion] = field(default_factory=list)
     future: Future | None = None      # CLEAR: resolved on acknowledgement
     seq: int = 0
     frame: bytes = b""
     attempts: int = 0
     plannable: bool = False
-    motions: list[Motion] = field(default_factory=list)
-
-    def __post_init__(self):
-        if self.motion is not None and not self.motions:
-            self.motions = [self.motion]
 
     def text(self) -> str:
         return " ".join((self.verb, *self.args))

@@ -247,8 +247,9 @@ def _simulated_firmware(parts: Parts):
     settings, rig = parts.sections["sim"], parts.sections["rig"]
     if settings.firmware == "avr":
         reversed_motors = "".join(face for face, sign in rig.direction.items() if sign < 0)
-        return AvrFirmware(board=settings.board, steps_per_quarter=simulated_steps(rig), reversed_motors=reversed_motors,
-                           faults=settings.faults, reset_on_open=settings.reset_on_open)
+        return AvrFirmware(board=settings.board, steps_per_quarter=simulated_steps(rig),
+                           reversed_motors=reversed_motors, faults=settings.faults,
+                           reset_on_open=settings.reset_on_open)
     return SimulatedFirmware("six-axis", timing=settings.motors, faults=settings.faults,
                              reset_on_open=settings.reset_on_open, boot_ms=50 if settings.reset_on_open else 0)
 

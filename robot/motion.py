@@ -23,6 +23,7 @@ import threading
 from typing import Callable, Sequence
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
+from firmware_interface.steps import SPEED_MS
 
 from .errors import RobotError
 from .rig import MotorCommand, SixAxisRig
@@ -63,7 +64,8 @@ class LinkMotion:
         """Version 2: SPEED from the rig's quarter-turn time, MOTOR for every motor of ``[rig.stepper]``."""
         rig = self.rig
         try:
-            motions = [self.link.set_speed(min(10000, max(20, round(rig.quarter_turn_s * 1000))))]
+            low, high = SPEED_MS
+            motions = [self.link.set_speed(min(high, max(low, round(rig.quarter_turn_s * 1000))))]
             if rig.stepper is not None:
                 for face, motor in self.motors.items():
                     steps, rate, accel = rig.stepper[face]

@@ -35,6 +35,16 @@ class RealBoard:
         pass
 
 
+def require_avr() -> None:
+    """Skip, naming the missing package, where the AVR toolchain or simavr is not installed; fail instead
+    when ROBOTD_REQUIRE_AVR is set (CI installs them and must run these tests)."""
+    why = missing_tools()
+    if why:
+        if os.environ.get("ROBOTD_REQUIRE_AVR"):
+            pytest.fail(f"ROBOTD_REQUIRE_AVR is set but {why}")
+        pytest.skip(f"firmware binary under simavr not available: {why}")
+
+
 def choices(config) -> list[str]:
     return [name.strip() for name in config.getoption("--firmware").split(",") if name.strip()]
 
@@ -44,11 +54,7 @@ def start(kind: str, *, faults: dict | None = None, state: str | None = None, re
     if kind == "sim":
         device = SimulatedFirmware(timing=SIM_TIMING, faults=faults, state=state, reset_on_open=reset_on_open)
     elif kind == "avr":
-        why = missing_tools()
-        if why:
-            if os.environ.get("ROBOTD_REQUIRE_AVR"):
-                pytest.fail(f"ROBOTD_REQUIRE_AVR is set but {why}")
-            pytest.skip(f"firmware binary under simavr not available: {why}")
+        require_avr()
         device = AvrFirmware(steps_per_quarter=AVR_STEPS, faults=faults, state=state, reset_on_open=reset_on_open)
     else:
         if faults or state:

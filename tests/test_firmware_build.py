@@ -1,21 +1,18 @@
 """The board firmware builds for both pin maps with Debian's avr-gcc, and its host-compiled unit tests pass."""
 
-import os
 import re
 import subprocess
 
 import pytest
 
-from firmware_interface.avr import FIRMWARE_DIR, missing_tools
+from firmware_interface.avr import FIRMWARE_DIR
+
+import devices
 
 
 @pytest.fixture(scope="module", autouse=True)
 def toolchain():
-    why = missing_tools()
-    if why:
-        if os.environ.get("ROBOTD_REQUIRE_AVR"):
-            pytest.fail(f"ROBOTD_REQUIRE_AVR is set but {why}")
-        pytest.skip(f"AVR toolchain not available: {why}")
+    devices.require_avr()
 
 
 def make(*args: str) -> str:

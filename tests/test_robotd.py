@@ -14,6 +14,8 @@ from robot import assemble
 from robot.cli import main
 from robot.history import History
 
+import devices
+
 FAST_RIG = """
 [rig]
 quarter_turn_s = 0.01
@@ -179,11 +181,7 @@ firmware = "avr"
 @pytest.mark.parametrize("puzzle, faults", [(2, ""), (3, "[sim.faults]\ndrop = 0.05\ncorrupt = 0.02\nnoise = 0.02\n")])
 def test_dry_run_through_the_avr_firmware_ends_solved(tmp_path, puzzle, faults):
     """The firmware binary on a simulated ATmega2560: MOTOR set-up (L mounted reversed), PLAN upload, real steps."""
-    from firmware_interface.avr import missing_tools
-    if missing_tools():
-        if os.environ.get("ROBOTD_REQUIRE_AVR"):
-            pytest.fail(f"ROBOTD_REQUIRE_AVR is set but {missing_tools()}")
-        pytest.skip(f"firmware binary under simavr not available: {missing_tools()}")
+    devices.require_avr()
     built = assemble.build(config(tmp_path, faults, rig=AVR_RIG), sim=True, web=False)
     try:
         summary = built.once(puzzle=puzzle, seed=21)
