@@ -5,7 +5,8 @@
  *          [--speed X] [--reset-on-open] [--trace FILE] [--link PATH] FIRMWARE.elf
  *
  * stdout, one line per event:  PTY <path> | TURN <cycle> <face> <quarter> | EN <cycle> <face> <0|1>
- *   | RESET <cycle> <why> | SYNC <cycle> <wall_s> U=<steps> ... enabled=<mask> | STOPPED <cycle> <why>
+ *   | RESET <cycle> <why> | SYNC <cycle> <wall_s> U=<steps> ... enabled=<mask> | HUNG <cycle> | UNPLUGGED <cycle>
+ *   | STOPPED done|crashed <cycle>
  *   | STATS cycles=<n> wall_s=<s> edges=<n>
  * stdin, one command per line: SYNC, RESET, HANG, UNPLUG, QUIT (end of input also quits).
  * Simulated time runs at --speed times the wall clock (default 1; 0: as fast as it goes). */
