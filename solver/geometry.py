@@ -81,12 +81,26 @@ def face_turn_permutation(face: str, n: int) -> np.ndarray:
     Returned as ``source``: after the turn, facelet i shows what facelet
     ``source[i]`` showed before, so ``new = old[source]``.
     """
+    return _turn_permutation(face, n, whole=False)
+
+
+@lru_cache(maxsize=None)
+def cube_rotation_permutation(face: str, n: int) -> np.ndarray:
+    """Sticker permutation of turning the whole cube a quarter turn clockwise as seen from ``face``.
+
+    ``"R"`` is the rotation x, ``"U"`` is y, ``"F"`` is z (and ``"L"`` is x').
+    Same form as ``face_turn_permutation``: ``new = old[source]``.
+    """
+    return _turn_permutation(face, n, whole=True)
+
+
+def _turn_permutation(face: str, n: int, whole: bool) -> np.ndarray:
     index_of = {s: i for i, s in enumerate(stickers(n))}
     axis = NORMALS[face]
     layer = n - 1
     source = np.arange(len(index_of), dtype=np.intp)
     for i, (pos, normal) in enumerate(stickers(n)):
-        if sum(p * a for p, a in zip(pos, axis)) != layer:
+        if not whole and sum(p * a for p, a in zip(pos, axis)) != layer:
             continue
         target = index_of[(_rotate_clockwise(pos, axis), _rotate_clockwise(normal, axis))]
         source[target] = i

@@ -36,3 +36,23 @@ def test_u_turn_moves_front_to_left():
     p = face_turn_permutation("U", 3)
     # after U, the left face's top row shows what was on the front's top row
     assert list(p[36:39]) == [18, 19, 20]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_cube_rotation_is_the_two_outer_turns_and_the_slices(n):
+    """Turning the whole cube like R is R, L' and (on a 3x3) the middle slice: every sticker moves
+    but the R and L faces keep their own stickers, and four rotations are the identity."""
+    from solver.geometry import cube_rotation_permutation
+
+    x = cube_rotation_permutation("R", n)
+    per_face = n * n
+    r, l = FACES.index("R") * per_face, FACES.index("L") * per_face
+    assert set(x[r:r + per_face]) == set(range(r, r + per_face))
+    assert set(x[l:l + per_face]) == set(range(l, l + per_face))
+    state = np.arange(6 * per_face)
+    for _ in range(4):
+        state = state[x]
+    assert (state == np.arange(6 * per_face)).all()
+    # x brings the front face up: after it, U shows what F showed
+    u, f = FACES.index("U") * per_face, FACES.index("F") * per_face
+    assert list(x[u:u + per_face]) == list(range(f, f + per_face))
