@@ -90,6 +90,21 @@ class FaultConfig:
         return cls(**kwargs)
 
 
+class DeviceTriggers:
+    """The one-shot device faults of a ``FaultConfig``: each fires once, when enough steps have finished."""
+
+    def __init__(self, faults: FaultConfig):
+        self._limits = {"reset": faults.reset_after, "silent": faults.silent_after, "close": faults.close_after}
+        self._fired: set[str] = set()
+
+    def due(self, finished: int) -> list[str]:
+        """The faults (``reset``, ``silent``, ``close``) to fire now that ``finished`` steps are done."""
+        names = [name for name, limit in self._limits.items()
+                 if limit is not None and finished >= limit and name not in self._fired]
+        self._fired.update(names)
+        return names
+
+
 class Channel:
     """One direction of the simulated wire: takes whole frames, hands out bytes when due."""
 

@@ -73,6 +73,7 @@ class MarlinTiming:
     probe_after: float = 0.4        # nothing heard with lines awaiting ok: send the oldest again
     silence: float = 2.0            # DeviceSilent after this long without a reply
     busy_silence: float = 5.0       # ... or this long after ``busy: processing``
+    reopen_pause: float = 0.1       # between closing and reopening the port (a reset by DTR needs it)
     estop_retry: float = 0.05
     estop_timeout: float = 0.5
     query_timeout: float = 2.0
@@ -149,7 +150,9 @@ class MarlinLink:
     def _open_port(self, fresh: bool) -> None:
         if self._ser is not None and not fresh and self._thread is not None and self._thread.is_alive():
             return
-        self._close_port()
+        if self._ser is not None:
+            self._close_port()
+            time.sleep(self.timing.reopen_pause)    # long enough for the board (and a pty) to see the hang-up
         ser = open_serial(self.port, self.timing)
         self._ser = ser
         self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"marlin {self.port}", daemon=True)

@@ -26,7 +26,7 @@ import threading
 import time
 from collections import deque
 
-from .faults import Channel, FaultConfig
+from .faults import Channel, DeviceTriggers, FaultConfig
 from .firmware import VirtualCube
 from .gcode import AXIS_LETTERS, DEFAULT_AXES, checksum, split_numbered
 from .pty_device import lines_from, open_pty, read_into, write_from
@@ -64,6 +64,7 @@ class SimulatedMarlin:
         self.moves_done: list[dict[str, float]] = []         # every finished move (axis -> delta)
         self.kill_times: list[float] = []
         self.line_errors = 0
+        self._triggers = DeviceTriggers(self.faults)
         self._boot(time.monotonic())
 
     # ------------------------------------------------------------ public API
@@ -93,6 +94,16 @@ class SimulatedMarlin:
     def cube(self) -> str:
         with self._lock:
             return self._cube.facelets
+
+    def set_state(self, facelets: str) -> None:
+        """Load a cube state (e.g. a scramble); refused with ConfigError if impossible."""
+        with self._lock:
+            self._cube.set_state(facelets)
+
+    def estop_times(self) -> list[float]:
+        """``time.monotonic()`` of each M112 the board acted on."""
+        with self._lock:
+            return list(self.kill_times)
 
     def info(self) -> dict:
         with self._lock:
@@ -175,6 +186,16 @@ class SimulatedMarlin:
                 self._pos[axis] = before + delta
                 q = round(self._pos[axis] / self.units_per_quarter) - round(before / self.units_per_quarter)
                 self._cube.turn(self._face[axis], q)
+            self._fire_triggers(now)
+
+    def _fire_triggers(self, now: float) -> None:
+        for name in self._triggers.due(len(self.moves_done)):
+            if name == "reset":
+                self._boot(now)
+            elif name == "silent":
+                self._silent = True
+            else:
+                self._close_master()
 
     def _retry_wait(self, now: float) -> bool:
         """Go on with the command that waits; True when it is done."""

@@ -25,7 +25,7 @@ import threading
 import time
 
 from .errors import ConfigError, LinkError
-from .faults import Channel, FaultConfig
+from .faults import Channel, DeviceTriggers, FaultConfig
 from .firmware import Firmware, MotorTiming, VirtualCube
 from .protocol import MAX_LINE, PROTOCOL_VERSION
 from .pty_device import lines_from, open_pty, read_into, write_from
@@ -69,7 +69,7 @@ class SimulatedFirmware:
         self._attached = self._silent = self._closed = False
         self._booting_until: float | None = None
         self._inbuf, self._outbuf = bytearray(), bytearray()
-        self._fired: set[str] = set()
+        self._triggers = DeviceTriggers(self.faults)
         self.opens = 0
 
     # ------------------------------------------------------------ public API
@@ -254,11 +254,7 @@ class SimulatedFirmware:
         write_from(self._master, self._outbuf)
 
     def _fire_triggers(self, now: float) -> None:
-        count, f = len(self._fw.executed), self.faults
-        for name, limit in (("reset", f.reset_after), ("silent", f.silent_after), ("close", f.close_after)):
-            if limit is None or count < limit or name in self._fired:
-                continue
-            self._fired.add(name)
+        for name in self._triggers.due(len(self._fw.executed)):
             if name == "reset":
                 self._reboot(now)
             elif name == "silent":

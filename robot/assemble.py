@@ -15,24 +15,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from firmware_interface import LinkError, LinkTiming, RigLink, SimulatedFirmware
 from firmware_interface import ConfigError as LinkConfigError
-from firmware_interface.avr import AvrFirmware
+from firmware_interface import LinkError
 from vision import ScanError, load_calibration, load_view_config, view_config_from_dict
 from vision.calibration import calibration_from_json
 
 from .camera import CaptureCamera, RenderedCamera, capture_settings
 from .config import Config, find_config
+from .controllers import controller_from_config
 from .daemon import Daemon
 from .errors import ConfigError, RobotError
 from .events import EventBus
 from .history import History
-from .motion import LinkMotion
 from .rig import rig_from_config
 from .run import Runner
 from .scanner import ViewScanner, views_for_page
 from .settings import DaemonSettings, daemon_settings, run_settings
-from .sim import Simulation, sim_settings, simulated_steps
+from .sim import Simulation, sim_settings
 from .web import WebSettings, create_app, web_settings
 
 log = logging.getLogger("robotd")
@@ -48,20 +47,20 @@ class Parts:
 
 
 def load_parts(path, sim: bool, host: str | None = None, port: int | None = None,
-               firmware: str | None = None) -> Parts:
-    """Read and validate every section of the config (nothing is opened yet)."""
+               firmware: str | None = None, controller: str | None = None, rig: str | None = None) -> Parts:
+    """Read and validate every section of the config (nothing is opened yet).
+
+    ``firmware``, ``controller`` and ``rig`` override ``[sim] firmware``,
+    ``[controller] kind`` and ``[rig] kind`` (the command line's choices).
+    """
     config = Config.load(find_config(path))
     parts = Parts(config, daemon_settings(config), _web(config, host, port))
     parts.sections["run"] = run_settings(config)
-    parts.sections["rig"] = rig = rig_from_config(config.section("rig"))
-    sim_section = config.section("sim")
-    if firmware is not None:
-        sim_section.data = {**sim_section.data, "firmware": firmware}
-    parts.sections["sim"] = sim_settings(sim_section, rig)
-    serial = config.section("serial")
-    parts.sections["port"] = serial.get_str("port", None)
-    parts.sections["link_timing"] = serial.get_table("timing")
-    parts.sections["trace"] = serial.get_str("trace", None)
+    parts.sections["rig"] = rig = rig_from_config(_overridden(config.section("rig"), "kind", rig))
+    parts.sections["controller"] = controller = controller_from_config(config, rig, controller)
+    parts.sections["sim"] = sim_settings(_overridden(config.section("sim"), "firmware", firmware), rig,
+                                         controller.kind)
+    parts.sections["port"] = config.section("serial").get_str("port", None)
     vision = config.section("vision")
     parts.sections["views"] = vision.get_str("views", None)
     parts.sections["calibration"] = vision.get_str("calibration", None)
@@ -71,6 +70,12 @@ def load_parts(path, sim: bool, host: str | None = None, port: int | None = None
     if not sim:
         _require_rig_parts(config, parts.sections)
     return parts
+
+
+def _overridden(section, key: str, value):
+    if value is not None:
+        section.data = {**section.data, key: value}
+    return section
 
 
 def _web(config: Config, host: str | None, port: int | None) -> WebSettings:
@@ -195,9 +200,9 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, port: int | None = None,
-          firmware: str | None = None) -> Built:
+          firmware: str | None = None, controller: str | None = None, rig: str | None = None) -> Built:
     """Read and validate the config, then open history, link and cameras and wire the daemon."""
-    parts = load_parts(path, sim, host, port, firmware)
+    parts = load_parts(path, sim, host, port, firmware, controller, rig)
     sections = parts.sections
     try:
         parts.daemon.data_dir.mkdir(parents=True, exist_ok=True)
@@ -210,7 +215,7 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
         simulation, link, cameras, scanner = _simulated_parts(parts, closers)
     else:
         simulation, (link, cameras, scanner) = None, _rig_parts(parts, closers)
-    motion = LinkMotion(link, sections["rig"].motors, rig=sections["rig"])
+    motion = sections["controller"].motion(link, sections["rig"])
     try:
         motion.connect()
     except RobotError as error:
@@ -242,22 +247,10 @@ def _warm_up_solvers(settings) -> None:
         prepare()
 
 
-def _simulated_firmware(parts: Parts):
-    """The board of a dry run: the Python reference firmware, or the AVR firmware binary under simavr."""
-    settings, rig = parts.sections["sim"], parts.sections["rig"]
-    if settings.firmware == "avr":
-        reversed_motors = "".join(face for face, sign in rig.direction.items() if sign < 0)
-        return AvrFirmware(board=settings.board, steps_per_quarter=simulated_steps(rig),
-                           reversed_motors=reversed_motors, faults=settings.faults,
-                           reset_on_open=settings.reset_on_open)
-    return SimulatedFirmware("six-axis", timing=settings.motors, faults=settings.faults,
-                             reset_on_open=settings.reset_on_open, boot_ms=50 if settings.reset_on_open else 0)
-
-
 def _simulated_parts(parts: Parts, closers: list):
     settings = parts.sections["sim"]
     try:
-        firmware = _simulated_firmware(parts)
+        firmware = parts.sections["controller"].simulator(settings, parts.sections["rig"])
         device = firmware.start()
     except LinkConfigError as error:
         raise ConfigError(f"{parts.config.source}: [sim] {error}") from None
@@ -289,14 +282,8 @@ def _rig_parts(parts: Parts, closers: list):
     return link, cameras, scanner
 
 
-def _link(parts: Parts, port: str, closers: list) -> RigLink:
-    sections = parts.sections
-    try:
-        timing = LinkTiming.from_config(sections["link_timing"] or None, port)
-        link = RigLink(port, timing=timing, trace=sections["trace"],
-                       fault_log_dir=parts.daemon.data_dir / "faults")
-    except LinkConfigError as error:
-        raise ConfigError(f"{parts.config.source}: [serial] {error}") from None
+def _link(parts: Parts, port: str, closers: list):
+    link = parts.sections["controller"].open_link(port, parts.config, parts.daemon.data_dir)
     closers.append(link.close)
     return link
 
@@ -361,7 +348,7 @@ def check(path) -> list[str]:
             problems.append(str(error))
         finally:
             camera.close()
-    link = RigLink(sections["port"], timing=LinkTiming.from_config(sections["link_timing"] or None, sections["port"]))
+    link = sections["controller"].open_link(sections["port"], parts.config, parts.daemon.data_dir)
     try:
         link.connect()
     except LinkError as error:

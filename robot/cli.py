@@ -2,6 +2,7 @@
 
     robotd [--config PATH] [--sim] [--host H] [--port P]
     robotd --sim --once [--puzzle 2|3] [--seed N] [--light PRESET] [--moves K] [--json]
+                        [--controller KIND] [--rig KIND] [--firmware python|avr]
     robotd check [--config PATH]
     robotd history [--limit N] [--json]
 
@@ -21,6 +22,8 @@ import time
 
 from . import assemble
 from .errors import RobotError
+from .controllers import KINDS as CONTROLLERS
+from .rig import RIG_KINDS
 from .sim import FIRMWARES
 from .summary import format_summary
 
@@ -36,6 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--firmware", choices=FIRMWARES,
                         help="simulation: the board's firmware: python (the reference, default) or avr (the "
                              "firmware binary on a simulated ATmega2560; needs gcc-avr and simavr, see docs/firmware.md)")
+    parser.add_argument("--controller", choices=tuple(CONTROLLERS),
+                        help="simulation: the motor controller, simulated as its firmware speaks (default from "
+                             "[controller] kind, robotd)")
+    parser.add_argument("--rig", choices=tuple(RIG_KINDS),
+                        help="simulation: the mechanism: six-axis (a motor per face) or flip-spin (two servos)")
     parser.add_argument("--puzzle", type=int, choices=(2, 3), help="simulation: 2x2x2 or 3x3x3")
     parser.add_argument("--seed", type=int, help="simulation: seed of the scramble")
     parser.add_argument("--moves", type=int, metavar="K", help="simulation: scramble with K random moves")
@@ -97,14 +105,20 @@ def _history(args) -> int:
 
 def _sim_options(args) -> dict:
     options = {"puzzle": args.puzzle, "seed": args.seed, "light": args.light, "moves": args.moves}
-    if not args.sim and (any(v is not None for v in options.values()) or args.firmware is not None):
-        raise RobotError("--puzzle, --seed, --moves, --light and --firmware only apply with --sim")
+    hardware = (args.firmware, args.controller, args.rig)
+    if not args.sim and any(v is not None for v in (*options.values(), *hardware)):
+        raise RobotError("--puzzle, --seed, --moves, --light, --firmware, --controller and --rig only apply with "
+                         "--sim (a real rig takes them from its config)")
     return options
+
+
+def _hardware(args) -> dict:
+    return {"firmware": args.firmware, "controller": args.controller, "rig": args.rig}
 
 
 def _once(args) -> int:
     options = _sim_options(args)
-    built = assemble.build(args.config, sim=args.sim, web=False, firmware=args.firmware)
+    built = assemble.build(args.config, sim=args.sim, web=False, **_hardware(args))
     try:
         summary = built.once(**options)
     finally:
@@ -118,7 +132,7 @@ def _serve(args) -> int:
     if options.pop("seed") is not None:
         raise RobotError("--seed applies to one run (--once); runs started from the dashboard can take a seed")
     built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port,
-                           firmware=args.firmware)
+                           **_hardware(args))
     stop = threading.Event()
     if not built.parts.web.enabled:  # otherwise uvicorn handles SIGINT and SIGTERM itself
         for signum in (signal.SIGINT, signal.SIGTERM):

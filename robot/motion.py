@@ -81,8 +81,8 @@ class LinkMotion:
     def ready(self) -> None:
         """Make the link usable for a new plan: reconnect after a reset or silence, clear a latched fault."""
         status = self.link.status()
-        if not status["connected"]:
-            self.connect()
+        if not status["connected"] or status.get("halted"):
+            self.connect()      # a halted Marlin listens again only after a reset: reopening the port does it
         elif status["fault"] is not None:
             try:
                 self.link.clear()
@@ -127,6 +127,15 @@ class LinkMotion:
         return self.link.status()
 
 
+_FAULT_KINDS = {
+    "STALL": "a motor stalled",
+    "HALTED": "the motor controller halted (kill or M112) and waits for a reset",
+    "ALARM": "the motor controller raised an alarm",
+    "ERROR": "the motor controller refused a command",
+    "ESTOP": "the motors were stopped by an emergency stop",
+}
+
+
 def describe_fault(error: LinkError) -> str:
     """A one-line reason for a failed plan, naming the fault class first."""
     if isinstance(error, DeviceReset):
@@ -135,8 +144,8 @@ def describe_fault(error: LinkError) -> str:
         kind = "the motor board went silent (unplugged or crashed)"
     elif isinstance(error, PortError):
         kind = "the serial port was lost (cable unplugged?)"
-    elif isinstance(error, DeviceFault) and getattr(error, "code", None) == "STALL":
-        kind = "a motor stalled"
+    elif isinstance(error, DeviceFault) and getattr(error, "code", None) in _FAULT_KINDS:
+        kind = _FAULT_KINDS[error.code]
     elif isinstance(error, DeviceFault):
         kind = f"the motor board reported a fault ({getattr(error, 'code', None)})"
     else:

@@ -43,7 +43,7 @@ class SimSettings:
     board: str                # avr: the pin map it is built for
 
 
-def sim_settings(section: Section, rig: SixAxisRig) -> SimSettings:
+def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") -> SimSettings:
     moves = section.get_int("scramble_moves", 0, minval=0, maxval=1000)
     jpeg = section.get_int("jpeg", 0, minval=0, maxval=100)
     motors = section.get_table("motors") or {"quarter_ms": rig.quarter_turn_s * 1000,
@@ -58,9 +58,17 @@ def sim_settings(section: Section, rig: SixAxisRig) -> SimSettings:
         motors=motors,
         faults=section.get_table("faults"),
         reset_on_open=section.get_bool("reset_on_open", True),
-        firmware=section.get_str("firmware", "python", choices=FIRMWARES),
+        firmware=_firmware(section, controller),
         board=section.get_str("board", "ramps", choices=BOARDS),
     )
+
+
+def _firmware(section: Section, controller: str) -> str:
+    firmware = section.get_str("firmware", "python", choices=FIRMWARES)
+    if firmware != "python" and controller != "robotd":
+        raise section.error("firmware", f"picks robotd's own firmware; a {controller} controller is simulated "
+                            "as that firmware speaks")
+    return firmware
 
 
 class Simulation:
@@ -134,11 +142,3 @@ class Simulation:
     def status(self) -> dict:
         return {"cube": self.firmware.cube, "puzzle": self.size, "light": self.light, "seed": self.seed,
                 "cameras": self.settings.cameras, "device": self.firmware.path}
-
-
-def simulated_steps(rig: SixAxisRig) -> int | dict:
-    """Steps per quarter turn of the simulated AVR rig's motors: as ``[rig.stepper]`` says, else the
-    firmware's default (200), which is what the firmware assumes when robotd sends no ``MOTOR``."""
-    if rig.stepper is None:
-        return 200
-    return {face: steps for face, (steps, _rate, _accel) in rig.stepper.items()}

@@ -1,0 +1,72 @@
+"""The motor controller a rig is wired to, chosen by ``[controller] kind``.
+
+- ``robotd``: a board running robotd's own firmware (docs/protocol.md);
+- ``marlin``: stock Marlin 2.1 on a 3D-printer board, one axis per face;
+- ``grblhal``: stock grblHAL, one axis per face;
+- ``maestro``: a Pololu Maestro (or a clone) driving the servos of a flip/spin rig.
+
+Each kind is one module with the same four functions: ``settings``
+(reads and validates ``[controller.KIND]``), ``open_link`` (the host side
+of the serial link), ``simulator`` (the same controller simulated on a
+pseudo-terminal, for dry runs) and ``motion`` (what the run drives). The run
+never knows which kind it drives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ..config import Config
+from ..errors import ConfigError
+from . import gcode, robotd
+
+KINDS: dict[str, ModuleType] = {"robotd": robotd, "marlin": gcode, "grblhal": gcode}
+RIGS = {"robotd": ("six-axis",), "marlin": ("six-axis",), "grblhal": ("six-axis",), "maestro": ("flip-spin",)}
+
+
+@dataclass(frozen=True)
+class Controller:
+    """The chosen controller kind and its validated ``[controller.KIND]`` settings."""
+    kind: str
+    settings: Any
+
+    @property
+    def module(self) -> ModuleType:
+        return KINDS[self.kind]
+
+    def open_link(self, port: str, config: Config, data_dir):
+        return self.module.open_link(self, port, config, data_dir)
+
+    def simulator(self, sim, rig):
+        return self.module.simulator(self, sim, rig)
+
+    def motion(self, link, rig):
+        return self.module.motion(self, link, rig)
+
+
+def controller_from_config(config: Config, rig, kind: str | None = None) -> Controller:
+    """``[controller]``: the kind (``kind`` overrides it, e.g. from ``--controller``) and its own section."""
+    section = config.section("controller")
+    if kind is not None:
+        section.data = {**section.data, "kind": kind}
+    kind = section.get_str("kind", "robotd", choices=tuple(KINDS))
+    others = [name for name in KINDS if name != kind and config.has_section(f"controller.{name}")]
+    if others:
+        raise config.error(f"controller.{others[0]}", f"is set, but [controller] kind is {kind!r}: "
+                           f"remove the section or set kind = {others[0]!r}")
+    if rig.kind not in RIGS[kind]:
+        wanted = " or ".join(RIGS[kind])
+        raise config.error("controller.kind", f"a {kind} controller drives a {wanted} rig, but [rig] kind is "
+                           f"{rig.kind!r}")
+    if kind != "robotd":
+        serial = config.section("serial")
+        for key in ("timing", "trace"):
+            if key in serial.data:
+                raise config.error(f"serial.{key}", f"applies to robotd's own firmware; a {kind} controller "
+                                   f"takes its timing in [controller.{kind}.timing]")
+    return Controller(kind, KINDS[kind].settings(config, kind, rig))
+
+
+__all__ = ["Controller", "KINDS", "RIGS", "controller_from_config", "ConfigError"]

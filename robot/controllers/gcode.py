@@ -1,0 +1,131 @@
+"""``kind = "marlin"`` and ``kind = "grblhal"``: stock G-code firmware, one stepper axis per face.
+
+``[controller.marlin]`` / ``[controller.grblhal]``::
+
+    axes = { U = "X", R = "Y", F = "Z", D = "I", L = "J", B = "K" }   # the firmware's axis per face
+    units_per_quarter = 90.0     # axis units per quarter turn (degrees on a rotary axis)
+    feed = 54000.0               # units/min; default: a quarter turn in [rig] quarter_turn_s
+    baudrate = 115200
+    buffer = 4                   # marlin: lines in flight (at most BUFSIZE - 1)
+    [controller.marlin.timing]   # the link's waits, see MarlinTiming / GrblTiming
+
+Motor names are the faces; ``[rig] direction`` flips a motor wired the
+other way round. Marlin 2.1 names axes 4..9 ``I J K`` by default (``A B C U
+V W`` when configured so); grblHAL uses ``X Y Z A B C`` (``U V`` on 7 or 8
+axes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from firmware_interface import ConfigError as LinkConfigError
+from solver.geometry import FACES
+
+from ..config import Config
+from ..errors import ConfigError
+from ..motion import LinkMotion
+
+
+@dataclass(frozen=True)
+class Dialect:
+    letters: str                    # axis letters the firmware accepts
+    default_axes: str               # axis of U R F D L B
+    link: str                       # firmware_interface module and class of the host link
+    timing: str
+    simulator: str
+
+
+DIALECTS = {
+    "marlin": Dialect("XYZIJKABCUVW", "XYZIJK", "marlin_link.MarlinLink", "marlin_link.MarlinTiming",
+                      "marlin_sim.SimulatedMarlin"),
+    "grblhal": Dialect("XYZABCUV", "XYZABC", "grbl_link.GrblLink", "grbl_link.GrblTiming",
+                       "grbl_sim.SimulatedGrbl"),
+}
+
+
+@dataclass(frozen=True)
+class GcodeSettings:
+    dialect: str
+    axes: dict[str, str]
+    units_per_quarter: float
+    feed: float
+    baudrate: int
+    buffer: int
+    timing: dict
+
+
+def settings(config: Config, kind: str, rig) -> GcodeSettings:
+    section = config.section(f"controller.{kind}")
+    dialect = DIALECTS[kind]
+    if dict(rig.motors) != {face: face for face in FACES}:
+        raise config.error("rig.motors", f"with a {kind} controller the motors are the faces; map faces to "
+                           f"axes in [controller.{kind}] axes instead")
+    axes = _axes(section, dialect)
+    units = section.get_float("units_per_quarter", 90.0, above=0, maxval=100_000)
+    timing = section.get_table("timing")
+    _check_timing(section, dialect, timing)
+    return GcodeSettings(
+        dialect=kind, axes=axes, units_per_quarter=units,
+        feed=section.get_float("feed", units * 60.0 / rig.quarter_turn_s, above=0, maxval=1e8),
+        baudrate=section.get_int("baudrate", 115200, minval=300, maxval=4_000_000),
+        buffer=section.get_int("buffer", 4, minval=1, maxval=64),
+        timing=timing)
+
+
+def _axes(section, dialect: Dialect) -> dict[str, str]:
+    table = section.get_table("axes") or dict(zip(FACES, dialect.default_axes))
+    unknown = sorted(set(table) - set(FACES))
+    if unknown:
+        raise section.error(f"axes.{unknown[0]}", f"is not a face; faces are {', '.join(FACES)}")
+    missing = [face for face in FACES if face not in table]
+    if missing:
+        raise section.error("axes", f"needs all six faces; missing {', '.join(missing)}")
+    for face, letter in table.items():
+        if not (isinstance(letter, str) and len(letter) == 1 and letter in dialect.letters):
+            raise section.error(f"axes.{face}", f"must be one axis letter of {', '.join(dialect.letters)}; "
+                                f"got {letter!r}")
+    if len(set(table.values())) != len(table):
+        raise section.error("axes", "two faces share an axis")
+    return {face: table[face] for face in FACES}
+
+
+def _check_timing(section, dialect: Dialect, timing: dict) -> None:
+    known = [f.name for f in fields(_load(dialect.timing)) if f.name != "baudrate"]
+    for key, value in timing.items():
+        if key not in known:
+            raise section.error(f"timing.{key}", f"unknown key (known: {', '.join(known)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise section.error(f"timing.{key}", f"must be a positive number of seconds; got {value!r}")
+
+
+def _load(path: str):
+    import importlib
+
+    module, _, name = path.partition(".")
+    return getattr(importlib.import_module(f"firmware_interface.{module}"), name)
+
+
+def open_link(controller, port: str, config: Config, data_dir: Path):
+    options: GcodeSettings = controller.settings
+    dialect = DIALECTS[options.dialect]
+    timing = _load(dialect.timing)(baudrate=options.baudrate, **options.timing)
+    extra = {"buffer": options.buffer} if options.dialect == "marlin" else {}
+    try:
+        return _load(dialect.link)(port, axes=options.axes, units_per_quarter=options.units_per_quarter,
+                                   feed=options.feed, timing=timing, **extra)
+    except LinkConfigError as error:
+        raise ConfigError(f"{config.source}: [controller.{options.dialect}] {error}") from None
+
+
+def simulator(controller, sim, rig):
+    """The same firmware simulated on a pty; its moves take the time the feed rate gives them."""
+    options: GcodeSettings = controller.settings
+    return _load(DIALECTS[options.dialect].simulator)(
+        faults=sim.faults, axes=options.axes, units_per_quarter=options.units_per_quarter,
+        reset_on_open=sim.reset_on_open, boot_ms=50 if sim.reset_on_open else 0)
+
+
+def motion(controller, link, rig) -> LinkMotion:
+    return LinkMotion(link, rig.motors, rig=rig)

@@ -1,0 +1,119 @@
+"""``[controller]``: each kind's section validated, and dry runs through each simulated controller."""
+
+import pytest
+
+from robot import assemble
+from robot.cli import main
+from robot.errors import ConfigError
+from robot.history import History
+
+FAST_RIG = "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n"
+G_CODE = ("marlin", "grblhal")
+
+
+def config(tmp_path, extra="", rig=FAST_RIG):
+    path = tmp_path / "robotd.toml"
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n{rig}\n{extra}')
+    return path
+
+
+def once(tmp_path, extra="", controller=None, **options):
+    built = assemble.build(config(tmp_path, extra), sim=True, web=False, controller=controller)
+    try:
+        return built.once(**options)
+    finally:
+        built.close()
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[controller]\nkind = "tinyg"', "must be one of robotd, marlin, grblhal"),
+    ('[controller]\nkind = "marlin"\n[controller.grblhal]\nfeed = 100', "[controller.grblhal] is set, but"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin]\naxes = {U="X", R="Y", F="Z", D="I", L="J", B="E"}',
+     "[controller.marlin.axes] B: must be one axis letter"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin]\naxes = {U="X", R="Y", F="Z", D="I", L="J", B="J"}',
+     "two faces share an axis"),
+    ('[controller]\nkind = "grblhal"\n[controller.grblhal]\naxes = {U="X", R="Y"}', "missing F, D, L, B"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin]\nunits_per_quarter = 0', "must be more than 0"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin]\nspeed = 3', "unknown option 'controller.marlin.speed'"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilence = -1', "positive number of seconds"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilense = 1', "[controller.marlin.timing] silense: unknown key"),
+    ('[controller]\nkind = "marlin"\n[serial.timing]\nsilence = 0.5', "[serial] timing: applies to robotd"),
+    ('[controller]\nkind = "marlin"\n[sim]\nfirmware = "avr"', "a marlin controller is simulated"),
+])
+def test_bad_controller_sections_name_the_key(tmp_path, text, words):
+    with pytest.raises(ConfigError) as caught:
+        assemble.load_parts(config(tmp_path, text), sim=True)
+    assert words in str(caught.value)
+
+
+def test_gcode_motors_are_the_faces(tmp_path):
+    rig = FAST_RIG + "[rig.motors]\nU = 'X'\nR = 'Y'\nF = 'Z'\nD = 'A'\nL = 'B'\nB = 'C'\n"
+    with pytest.raises(ConfigError, match=r"map faces to\s+axes in \[controller.marlin\]"):
+        assemble.load_parts(config(tmp_path, '[controller]\nkind = "marlin"', rig=rig), sim=True)
+
+
+def test_feed_follows_the_rigs_quarter_turn_time(tmp_path):
+    parts = assemble.load_parts(config(tmp_path, '[controller]\nkind = "marlin"\n[controller.marlin]\n'
+                                                 'units_per_quarter = 800'), sim=True)
+    options = parts.sections["controller"].settings
+    assert options.feed == pytest.approx(800 * 60 / 0.01)
+    assert options.axes == dict(zip("URFDLB", "XYZIJK"))
+
+
+@pytest.mark.parametrize("controller", G_CODE)
+@pytest.mark.parametrize("puzzle, moves", [(2, None), (3, 5)])
+def test_dry_run_through_a_stock_controller_ends_solved(tmp_path, controller, puzzle, moves):
+    summary = once(tmp_path, controller=controller, puzzle=puzzle, seed=12, moves=moves)
+    assert summary["outcome"] == "done", summary["error"]
+    assert summary["solved"]
+
+
+@pytest.mark.parametrize("controller", G_CODE)
+def test_line_faults_lose_and_double_no_turn(tmp_path, controller):
+    faults = "[sim.faults]\ndrop = 0.04\ncorrupt = 0.04\nduplicate = 0.03\nnoise = 0.02\nseed = 9\n"
+    for seed in (1, 2):
+        summary = once(tmp_path, faults, controller=controller, puzzle=3, seed=seed, moves=12)
+        assert summary["outcome"] == "done" and summary["solved"], summary["error"]
+
+
+@pytest.mark.parametrize("controller", G_CODE)
+@pytest.mark.parametrize("faults, words", [
+    ("reset_after = 4", "reset"),
+    ("close_after = 4", "serial port was lost"),
+    ("silent_after = 4", "went silent"),
+])
+def test_controller_faults_end_the_run_with_a_reason(tmp_path, controller, faults, words):
+    summary = once(tmp_path, f"[sim.faults]\n{faults}\n", controller=controller, puzzle=2, seed=5)
+    assert summary["outcome"] == "error" and not summary["solved"]
+    assert words in summary["error"]
+    assert History(tmp_path / "data" / "history.sqlite").get_run(summary["id"])["outcome"] == "error"
+
+
+@pytest.mark.parametrize("controller", G_CODE)
+def test_a_run_after_an_emergency_stop_reconnects_and_solves(tmp_path, controller):
+    slow = "[rig]\nquarter_turn_s = 0.1\nhalf_turn_s = 0.15\nsettle_s = 0.0\n"
+    built = assemble.build(config(tmp_path, rig=slow), sim=True, web=False, controller=controller)
+    try:
+        built.daemon.start_run(puzzle=2, seed=8)
+        _wait_for(lambda: built.daemon.runner.phase == "executing")
+        _wait_for(lambda: built.daemon.runner.progress.get("done_moves", 0) >= 1)
+        built.daemon.stop()
+        assert built.daemon.runner.wait(5) and built.daemon.runner.phase == "stopped"
+        assert built.simulation.firmware.estop_times()
+        summary = built.once(puzzle=2, seed=9)
+        assert summary["outcome"] == "done" and summary["solved"], summary["error"]
+    finally:
+        built.close()
+
+
+def _wait_for(condition, timeout_s: float = 20.0) -> None:
+    import time
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.002)
+
+
+def test_controller_flag_needs_sim(tmp_path, capsys):
+    assert main(["--config", str(config(tmp_path)), "--once", "--controller", "marlin"]) == 2
+    assert "only apply with --sim" in capsys.readouterr().err
