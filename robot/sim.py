@@ -16,7 +16,7 @@ import numpy as np
 import solver
 from firmware_interface import SimulatedFirmware
 from firmware_interface.avr import BOARDS
-from vision import PRESETS, RIGS, ViewConfig, default_views, render_views
+from vision import PRESETS, ViewConfig, default_views, render_views
 
 from .config import Section
 from .errors import RobotError
@@ -51,7 +51,7 @@ def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") 
     return SimSettings(
         puzzle=section.get_int("puzzle", 3, minval=2, maxval=3),
         light=section.get_str("light", "daylight", choices=tuple(PRESETS)),
-        cameras=section.get_str("cameras", "corners", choices=tuple(r for r in RIGS if r != "phone")),
+        cameras=section.get_str("cameras", "corners", choices=("corners", "flip")),
         scramble_moves=moves or None,
         blur=section.get_float("blur", 0.0, minval=0, maxval=10),
         jpeg=jpeg or None,

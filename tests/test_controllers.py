@@ -99,7 +99,7 @@ def test_a_run_after_an_emergency_stop_reconnects_and_solves(tmp_path, controlle
         _wait_for(lambda: built.daemon.runner.progress.get("done_moves", 0) >= 1)
         built.daemon.stop()
         assert built.daemon.runner.wait(5) and built.daemon.runner.phase == "stopped"
-        assert built.simulation.firmware.estop_times()
+        _wait_for(lambda: built.simulation.firmware.estop_times())
         summary = built.once(puzzle=2, seed=9)
         assert summary["outcome"] == "done" and summary["solved"], summary["error"]
     finally:

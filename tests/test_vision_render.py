@@ -21,7 +21,7 @@ def test_rigs_images_and_reproducibility():
     assert all(np.array_equal(corners[k], again[k]) for k in corners)
     assert sorted(render_views(state, "flip", "led", np.random.default_rng(3))) == sorted("URFDLB")
     assert sorted(render_views(state, "phone", "led", np.random.default_rng(3))) == sorted("URFDLB")
-    assert set(RIGS) == {"corners", "flip", "phone"}
+    assert set(RIGS) == {"corners", "flip", "phone", "top"}
 
 
 def test_presets_look_different():

@@ -15,7 +15,7 @@ from .calibration import Calibration, calibrate, load_calibration
 from .classify import Classification, classify
 from .errors import ScanError
 from .grid import Grid, detect_grid
-from .render import RIGS, default_views, render_views
+from .render import RIGS, default_views, render_views, top_face_corners
 from .lighting import PRESETS
 from .sampling import sample_face, sample_views
 from .scan import sample_photos, scan_photos, scan_views
@@ -25,5 +25,5 @@ __all__ = [
     "Calibration", "Classification", "FaceView", "Grid", "PRESETS", "RIGS", "ScanError", "ViewConfig",
     "calibrate", "classify", "default_views", "detect_grid", "load_calibration", "load_view_config",
     "render_views", "sample_face", "sample_photos", "sample_views", "scan_photos", "scan_views",
-    "view_config_from_dict",
+    "top_face_corners", "view_config_from_dict",
 ]

@@ -7,7 +7,9 @@ Public calls:
 
 Rigs: ``"corners"`` (six-motor rig, cameras ``ufr`` and ``dlb`` on opposite
 corners, three faces each), ``"flip"`` (flip rig: six frames ``U``..``B``,
-one face each, turned the way such a rig presents them), ``"phone"`` (six
+one face each, turned the way such a rig presents them), ``"top"`` (one
+fixed camera ``top`` above the cube, seeing world U: a flip/spin rig turns
+the cube under it; ``top_face_corners`` says where that face is), ``"phone"`` (six
 handheld photos, one face each in net orientation, at a random pose with
 the robot's frame and coloured plastic around: for automatic grid
 detection; it has no fixed view config). Presets: ``vision.lighting.PRESETS``.
@@ -36,7 +38,7 @@ from .lighting import PLASTIC_ALBEDO, STICKER_ALBEDO, Lighting, face_shading, pr
 from .scene import Camera, corner_cameras, face_camera, face_frames, rotation, sticker_polygons
 from .views import FaceView, ViewConfig
 
-RIGS = ("corners", "flip", "phone")
+RIGS = ("corners", "flip", "phone", "top")
 FLIP_TURNS = {"U": 0, "R": 1, "F": 0, "D": 2, "L": 3, "B": 1}  # how the flip rig presents each face
 SUBPIXEL = 4  # fixed-point bits for polygon drawing
 _LUT_SIZE = 1 << 14
@@ -44,8 +46,11 @@ _SRGB_LUT = np.round(linear_to_srgb(np.linspace(0.0, 1.0, _LUT_SIZE))).astype(np
 
 
 def _checked_state(state: str) -> str:
+    """Face letters to draw: a state in the letters U R F D L B is drawn as it is (each letter the colour
+    of that face in the default scheme, however the cube is turned); other letters are mapped by the cube."""
     try:
-        return to_face_letters(state)
+        mapped = to_face_letters(state)
+        return state if set(state) == set(FACES) else mapped
     except InvalidState as error:
         raise ScanError(f"cannot render state: {error}") from None
 
@@ -55,6 +60,8 @@ def _rig_cameras(rig: str, size: int, rng: np.random.Generator | None) -> dict[s
         return corner_cameras(size)
     if rig == "flip":
         return {f: face_camera(size, f, FLIP_TURNS[f], tilt=(0.0, 12.0)) for f in FACES}
+    if rig == "top":
+        return {"top": _top_camera(size)}
     if rig == "phone":
         rng = rng if rng is not None else np.random.default_rng()
         return {f: face_camera(size, f, 0, tilt=tuple(rng.uniform(-14, 14, 2)), roll=rng.uniform(-8, 8),
@@ -67,6 +74,9 @@ def default_views(rig: str, size: int) -> ViewConfig:
     """View config of a rendered rig with the cube seated exactly (``render_views`` jitters it a little)."""
     if rig == "phone":
         raise ScanError("handheld photos have no fixed view config: use automatic grid detection")
+    if rig == "top":
+        raise ScanError("one camera above the cube sees one face at a time: its views come from the rig's "
+                        "scan plan (top_face_corners)")
     if size not in (2, 3):
         raise ScanError(f"size must be 2 or 3, got {size!r}")
     cameras = _rig_cameras(rig, size, None)
@@ -78,6 +88,15 @@ def default_views(rig: str, size: int) -> ViewConfig:
         corners = cameras[name].project(frame.corners(float(size)))
         views.append(FaceView(name, face, corners))
     return ViewConfig(size, tuple(views))
+
+
+def _top_camera(size: int) -> Camera:
+    return face_camera(size, "U", 0, tilt=(0.0, 12.0))
+
+
+def top_face_corners(size: int) -> np.ndarray:
+    """Image points (TL, TR, BR, BL) of the face under the ``top`` camera, world B at the image's top."""
+    return _top_camera(size).project(face_frames(size)[FACES.index("U")].corners(float(size)))
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -244,4 +263,4 @@ def render_views(state: str, rig: str = "corners", light: str | Lighting = "dayl
             for name, camera in cameras.items()}
 
 
-__all__ = ["RIGS", "default_views", "render_image", "render_views"]
+__all__ = ["RIGS", "default_views", "render_image", "render_views", "top_face_corners"]

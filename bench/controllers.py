@@ -1,0 +1,132 @@
+"""Dry runs with line faults through every simulated motor controller; prints one JSON object.
+
+    python bench/controllers.py [--runs N] [--stops K] [--controllers robotd,marlin,grblhal,maestro]
+
+For each controller (``maestro`` drives the flip/spin rig, the others the
+six-motor rig), on its simulator over a pseudo-terminal:
+
+- ``dry_runs``: N complete runs, alternating 2x2x2 and 3x3x3, each with
+  bytes dropped, corrupted, duplicated and noise injected in both
+  directions (seeded per run); how many ended with the virtual cube solved,
+  and how many ended otherwise (a lost or doubled turn leaves the cube
+  unsolved and the verifying re-scan says so);
+- ``stop``: from ``stop()`` to the simulated controller acting on its
+  emergency stop (M112, real-time ``!`` + reset, all servo channels off),
+  mid-execution: median and max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# run as a script, this folder comes first on sys.path, and bench/serial.py would shadow pyserial
+sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from robot import assemble  # noqa: E402
+
+CONTROLLERS = ("robotd", "marlin", "grblhal", "maestro")
+FAULTS = "drop = 0.02\ncorrupt = 0.02\nduplicate = 0.01\nnoise = 0.01\nseed = {seed}\n"
+SIX_AXIS = "[rig]\nquarter_turn_s = {q}\nhalf_turn_s = {h}\nsettle_s = 0.0\n"
+FLIP_SPIN = "[rig]\nkind = \"flip-spin\"\n"
+
+
+def rig_of(controller: str) -> str:
+    return "flip-spin" if controller == "maestro" else "six-axis"
+
+
+def write_config(directory: Path, controller: str, faults: str = "", slow: bool = False) -> Path:
+    rig = FLIP_SPIN if controller == "maestro" else SIX_AXIS.format(q=0.2 if slow else 0.02, h=0.3 if slow else 0.03)
+    text = f'[robotd]\ndata_dir = "{directory / "data"}"\n{rig}[controller]\nkind = "{controller}"\n'
+    if faults:
+        text += f"[sim.faults]\n{faults}"
+    path = directory / "robotd.toml"
+    path.write_text(text)
+    return path
+
+
+def dry_runs(controller: str, count: int) -> dict:
+    summaries = []
+    for k in range(count):
+        with tempfile.TemporaryDirectory() as tmp:
+            config = write_config(Path(tmp), controller, FAULTS.format(seed=100 + k))
+            built = assemble.build(config, sim=True, web=False, rig=rig_of(controller))
+            try:
+                summaries.append(built.once(puzzle=2 if k % 2 == 0 else 3, seed=2000 + k))
+            finally:
+                built.close()
+    solved = [s for s in summaries if s["solved"]]
+    overhead = [s["host_overhead_s"] for s in solved if s["host_overhead_s"] is not None]
+    return {"runs": count, "solved": len(solved), "not_solved": count - len(solved),
+            "errors": sorted({(s["error"] or "").split(";")[0] for s in summaries if not s["solved"]}),
+            "motor_s_median": round(statistics.median(s["estimated_s"] or 0 for s in solved), 3) if solved else None,
+            "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
+            "link_counters": _sum_counters(s["link"] for s in summaries)}
+
+
+def _sum_counters(links) -> dict:
+    total: dict[str, int] = {}
+    for link in links:
+        for key, value in link.items():
+            if isinstance(value, (int, float)):
+                total[key] = total.get(key, 0) + value
+    return total
+
+
+def stop_latency(controller: str, repeats: int) -> dict:
+    delays = []
+    with tempfile.TemporaryDirectory() as tmp:
+        built = assemble.build(write_config(Path(tmp), controller, slow=True), sim=True, web=False,
+                               rig=rig_of(controller))
+        try:
+            for k in range(repeats):
+                built.daemon.start_run(puzzle=2, seed=50 + k)
+                while built.daemon.runner.phase != "executing":
+                    time.sleep(0.001)
+                time.sleep(0.3)
+                asked = time.monotonic()
+                built.daemon.stop()
+                built.daemon.runner.wait(10)
+                delays.append(_handled(built.simulation.firmware, asked) - asked)
+        finally:
+            built.close()
+    return {"repeats": repeats, "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
+            "estop_handled_ms_max": round(max(delays) * 1000, 2)}
+
+
+def _handled(device, asked: float, timeout_s: float = 2.0) -> float:
+    """When the simulated controller acted on the emergency stop sent after ``asked``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        times = [t for t in device.estop_times() if t >= asked]
+        if times:
+            return times[0]
+        time.sleep(0.001)
+    raise RuntimeError("the simulated controller never acted on the emergency stop")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--stops", type=int, default=10)
+    parser.add_argument("--controllers", default=",".join(CONTROLLERS))
+    args = parser.parse_args()
+    started = time.perf_counter()
+    result = {}
+    for controller in args.controllers.split(","):
+        begun = time.perf_counter()
+        result[controller] = {"rig": rig_of(controller), "dry_runs": dry_runs(controller, args.runs),
+                              "stop": stop_latency(controller, args.stops),
+                              "seconds": round(time.perf_counter() - begun, 1)}
+    result["faults"] = FAULTS.format(seed="100+run").replace("\n", "; ").strip("; ")
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
