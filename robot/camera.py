@@ -1,19 +1,25 @@
-"""Camera sources: an OpenCV ``VideoCapture`` device, or frames rendered by the simulator.
+"""Camera sources: a real camera (V4L2 through OpenCV, or a Pi camera through picamera2),
+or frames rendered by the simulator.
 
 Every source hands out BGR frames (``numpy`` uint8, height x width x 3) under
-a name that the view config refers to.
+a name that the view config refers to. Real cameras hold exposure, gain and
+white balance steady once opened (``camera_lock``), so every face of a scan
+is seen under the same settings.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Any, Callable, NoReturn, Protocol
 
 import numpy as np
 
-from .config import Section
+from .camera_config import CaptureSettings, LockSettings, capture_settings
+from .camera_lock import LockState, Source, apply_lock
 from .errors import RobotError
+
+__all__ = ["Camera", "CaptureCamera", "CaptureSettings", "LockSettings", "RenderedCamera", "capture_settings",
+           "to_bgr"]
 
 
 class Camera(Protocol):
@@ -26,83 +32,117 @@ class Camera(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class CaptureSettings:
-    """``[camera.NAME]`` for a real camera: which device and how to set it up."""
-    name: str
-    device: int | str
-    width: int | None
-    height: int | None
-    exposure: float | None  # the driver's units; None keeps auto exposure
-    warmup_frames: int
-
-
-def capture_settings(section: Section, name: str) -> CaptureSettings:
-    index = section.get_int("index", None) if "index" in section.data else None
-    device = section.get_str("device", None)
-    if (index is None) == (device is None):
-        raise section.error("device", "give exactly one of 'index' (0, 1, ...) or 'device' (/dev/video0, ...)")
-    return CaptureSettings(
-        name=name,
-        device=index if index is not None else device,
-        width=section.get_int("width", None) if "width" in section.data else None,
-        height=section.get_int("height", None) if "height" in section.data else None,
-        exposure=section.get_float("exposure", None) if "exposure" in section.data else None,
-        warmup_frames=section.get_int("warmup_frames", 3, minval=0, maxval=100),
-    )
-
-
 class CaptureCamera:
-    """A V4L2/USB camera through OpenCV, opened lazily and reopened after a failure."""
+    """A real camera of either kind, opened lazily and reopened after a failure.
+
+    After a reopen the values of the earlier lock are set again rather than
+    measured anew, so a scan interrupted by a reconnect stays consistent;
+    ``relock()`` measures again on the next frame.
+    """
 
     def __init__(self, settings: CaptureSettings):
         self.name = settings.name
         self.settings = settings
-        self._capture = None
-        self._lock = threading.Lock()
+        self._source: Source | None = None
+        self._mutex = threading.Lock()
+        self._held: dict[str, Any] | None = None
+        self.lock_state: LockState | None = None
         self.last_error: str | None = None
-
-    def _open(self):
-        import cv2
-
-        capture = cv2.VideoCapture(self.settings.device)
-        if not capture.isOpened():
-            capture.release()
-            raise RobotError(f"camera '{self.name}': cannot open {self.settings.device!r} "
-                             "(is it plugged in, and is the user in the 'video' group?)")
-        if self.settings.width:
-            capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.settings.width)
-        if self.settings.height:
-            capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.settings.height)
-        if self.settings.exposure is not None:
-            capture.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2 manual mode
-            capture.set(cv2.CAP_PROP_EXPOSURE, self.settings.exposure)
-        for _ in range(self.settings.warmup_frames):
-            capture.read()
-        return capture
+        self._size: tuple[int, int] | None = None
 
     def frame(self) -> np.ndarray:
-        with self._lock:
-            if self._capture is None:
-                self._capture = self._open()
-            ok, image = self._capture.read()
-            if not ok or image is None:
-                self._capture.release()
-                self._capture = None
-                self.last_error = f"camera '{self.name}': no frame from {self.settings.device!r}"
-                raise RobotError(self.last_error)
+        with self._mutex:
+            if self._source is None:
+                self._source = self._guard(self._open)
+            image = self._guard(self._source.read)
+            if image is None:
+                self._fail(f"camera '{self.name}': no frame from {self._where()}")
+            frame = self._guard(lambda: to_bgr(image))
+            self._size = (frame.shape[1], frame.shape[0])
             self.last_error = None
-            return image
+            return frame
+
+    def relock(self) -> None:
+        """Forget the held values: the next frame reopens the camera and lets its automatics settle again."""
+        with self._mutex:
+            self._held = None
+            self._close_source()
 
     def status(self) -> dict:
-        return {"name": self.name, "kind": "capture", "device": self.settings.device,
-                "open": self._capture is not None, "error": self.last_error}
+        lock = self.lock_state.as_dict() if self.lock_state else {"enabled": self.settings.lock.lock}
+        return {"name": self.name, "kind": self.settings.kind, "device": self.settings.device,
+                "open": self._source is not None, "error": self.last_error,
+                "size": list(self._size) if self._size else None, "lock": lock}
 
     def close(self) -> None:
-        with self._lock:
-            if self._capture is not None:
-                self._capture.release()
-                self._capture = None
+        with self._mutex:
+            self._close_source()
+
+    def _open(self) -> Source:
+        source = _open_source(self.settings)
+        try:
+            for _ in range(self.settings.warmup_frames):
+                source.read()
+            self.lock_state = apply_lock(source, self.settings.lock, self._held, self.name)
+        except BaseException:
+            source.close()
+            raise
+        if self.lock_state.how == "settled":
+            self._held = dict(self.lock_state.locked)
+        return source
+
+    def _guard(self, step: Callable[[], Any]) -> Any:
+        """Run one step; any failure closes the source (the next frame reopens it) and becomes a RobotError."""
+        try:
+            return step()
+        except RobotError as error:
+            self._fail(str(error))
+        except Exception as error:  # driver and library errors of every kind
+            self._fail(f"camera '{self.name}': {self._where()} failed: {error}")
+
+    def _fail(self, message: str) -> NoReturn:
+        self._close_source()
+        self.last_error = message
+        raise RobotError(message)
+
+    def _close_source(self) -> None:
+        if self._source is not None:
+            source, self._source = self._source, None
+            try:
+                source.close()
+            except Exception:
+                pass  # it is gone either way
+
+    def _where(self) -> str:
+        if self.settings.kind == "picamera2":
+            return f"picamera2 camera {self.settings.device}"
+        return repr(self.settings.device)
+
+
+def _open_source(settings: CaptureSettings) -> Source:
+    if settings.kind == "picamera2":
+        from .camera_pi import PicameraSource
+
+        return PicameraSource(settings)
+    from .camera_v4l2 import V4l2Source
+
+    return V4l2Source(settings)
+
+
+def to_bgr(image: np.ndarray) -> np.ndarray:
+    """Any frame a source gives (grey, BGR, BGRX; 8 or 16 bit) as contiguous BGR uint8."""
+    image = np.asarray(image)
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        raise RobotError(f"camera frame of type {image.dtype}: expected 8-bit pixels")
+    if image.ndim == 2:
+        image = np.repeat(image[:, :, None], 3, axis=2)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        image = image[:, :, :3]  # BGRA / picamera2's XRGB8888 ([B, G, R, 255])
+    elif image.ndim != 3 or image.shape[2] != 3:
+        raise RobotError(f"camera frame of shape {image.shape}: expected height x width x 3")
+    return np.ascontiguousarray(image)
 
 
 class RenderedCamera:

@@ -21,6 +21,7 @@ import threading
 import time
 
 from . import assemble
+from .camera_probe import camera_lines
 from .errors import RobotError
 from .controllers import KINDS as CONTROLLERS
 from .rig import RIG_KINDS
@@ -52,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", help="dashboard address (default from config, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="dashboard port (default from config, 8080)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("check", parents=[common], help="validate the config and probe the camera and serial port")
+    commands.add_parser("check", parents=[common],
+                        help="list the cameras found, validate the config, probe the cameras and serial port")
     history = commands.add_parser("history", parents=[common], help="list past runs")
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
@@ -79,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(args) -> int:
     problems = assemble.check(args.config)
+    print("cameras found:")
+    for line in camera_lines():
+        print(f"  {line}")
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     if not problems:
