@@ -20,9 +20,9 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError
-from . import gcode, robotd
+from . import gcode, maestro, robotd
 
-KINDS: dict[str, ModuleType] = {"robotd": robotd, "marlin": gcode, "grblhal": gcode}
+KINDS: dict[str, ModuleType] = {"robotd": robotd, "marlin": gcode, "grblhal": gcode, "maestro": maestro}
 RIGS = {"robotd": ("six-axis",), "marlin": ("six-axis",), "grblhal": ("six-axis",), "maestro": ("flip-spin",)}
 
 
@@ -54,8 +54,8 @@ def controller_from_config(config: Config, rig, kind: str | None = None) -> Cont
     kind = section.get_str("kind", "robotd", choices=tuple(KINDS))
     others = [name for name in KINDS if name != kind and config.has_section(f"controller.{name}")]
     if others:
-        raise config.error(f"controller.{others[0]}", f"is set, but [controller] kind is {kind!r}: "
-                           f"remove the section or set kind = {others[0]!r}")
+        raise ConfigError(f"{config.where(f'controller.{others[0]}')}: [controller.{others[0]}] is set, but "
+                          f"[controller] kind is {kind!r}: remove the section or set kind = {others[0]!r}")
     if rig.kind not in RIGS[kind]:
         wanted = " or ".join(RIGS[kind])
         raise config.error("controller.kind", f"a {kind} controller drives a {wanted} rig, but [rig] kind is "

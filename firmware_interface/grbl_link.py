@@ -1,0 +1,350 @@
+"""Host side of a rig run by stock grblHAL: ``GrblLink``, the grblHAL counterpart of ``MarlinLink``.
+
+Same public interface and ``Motion`` objects as ``MarlinLink``, so
+``robot.motion.LinkMotion`` drives either. One stepper per face on a
+grblHAL axis (default U:X R:Y F:Z D:A L:B B:C); q quarter turns move its
+axis by ``q * units_per_quarter`` (degrees by default), opposite faces in
+one line. grbl.py has the dialect, grbl_session.py and grbl_jobs.py the
+rules; in short:
+
+* connect: the banner (opening the port may reset the board; after
+  ``banner_wait`` a soft reset asks for it), then ``$I``, ``$X`` (a board
+  that starts in alarm is unlocked), ``G90 G21 G94``, and a status report
+  whose machine position becomes the targets.
+* Moves are absolute, in machine coordinates (``G53``), to targets kept
+  per axis on the host, one at a time: done when a report asked for after
+  the line's ``ok`` says Idle with every axis on target. Sending a line
+  again can never turn a face twice, so garbled or lost lines are simply
+  sent again.
+* ``home()`` sends nothing: the position becomes the origin ``query()``
+  measures from (G92 would write grblHAL's non-volatile memory each run).
+  ``enable()``/``disable()`` send nothing either: grblHAL powers its
+  drivers itself (``$1``; 255 keeps them energised).
+* ``estop()`` writes ``!`` and 0x18 at once, ahead of the queue; grblHAL
+  then stays in alarm until ``clear()`` (``$X``, and the board's position
+  becomes the targets).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import Future
+
+import serial
+
+from .errors import ConfigError, HandshakeError, LinkError, PortError
+from .grbl import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETUP_LINE, UNLOCK_LINE, parse_reply
+from .grbl_jobs import Job, plan_entry
+from .grbl_session import GrblSession, GrblTiming
+from .link import open_serial
+from .steps import Step
+from .transport import Motion, _result
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GrblLink", "GrblTiming"]
+
+
+class GrblLink:
+    """A rig on grblHAL over pyserial. Thread-safe; one I/O thread per link."""
+
+    def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
+                 feed: float = 27000.0, timing: GrblTiming | None = None, tolerance: float | None = None,
+                 retries: int = 10):
+        if not isinstance(port, str) or not port:
+            raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
+        self.axes = dict(axes or DEFAULT_AXES)
+        letters = list(self.axes.values())
+        if len(set(letters)) != len(letters) or not all(a in AXIS_LETTERS and len(a) == 1 for a in letters):
+            raise ConfigError(f"axes must map faces to distinct grblHAL axis letters ({AXIS_LETTERS}), "
+                              f"got {self.axes!r}")
+        if units_per_quarter <= 0 or feed <= 0 or retries < 1 or (tolerance is not None and tolerance <= 0):
+            raise ConfigError("units_per_quarter, feed, tolerance and retries must be positive")
+        self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
+        self.timing = timing or GrblTiming()
+        # half a degree of face rotation by default: far above a step, far below a garbled digit
+        self.tolerance = tolerance if tolerance is not None else self.units_per_quarter / 180
+        self._lock = threading.Lock()
+        self._after: list = []
+        self._ser = None
+        self._thread: threading.Thread | None = None
+        self._closing = self._connected = False
+        self._info: dict | None = None
+        self._next_mid = 1
+        self._rx = bytearray()
+        self._session = GrblSession(axes=self.axes, units_per_quarter=self.units_per_quarter,
+                                    tolerance=self.tolerance, retries=retries, timing=self.timing, port=port,
+                                    write=self._write, after=self._after)
+
+    # ------------------------------------------------------------ port and I/O thread
+
+    def _run_after(self) -> None:
+        with self._lock:
+            todo, self._after[:] = list(self._after), []
+        for call in todo:
+            try:
+                call()
+            except Exception:
+                log.exception("%s: callback failed", self.port)
+
+    def _open_port(self, fresh: bool) -> None:
+        if self._ser is not None and not fresh and self._thread is not None and self._thread.is_alive():
+            return
+        if self._ser is not None:
+            self._close_port()
+            time.sleep(self.timing.reopen_pause)    # long enough for the board (and a pty) to see the hang-up
+        ser = open_serial(self.port, self.timing)
+        self._ser = ser
+        self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"grbl {self.port}", daemon=True)
+        self._thread.start()
+
+    def _close_port(self) -> None:
+        ser, thread, self._ser = self._ser, self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=1.0)
+        if ser is not None:
+            try:
+                ser.close()
+            except (serial.SerialException, OSError):
+                pass
+
+    def _io_loop(self, ser) -> None:
+        while not self._closing and self._ser is ser:
+            try:
+                data = ser.read(ser.in_waiting or 1)
+            except Exception as err:
+                with self._lock:
+                    if self._ser is ser and not self._closing:
+                        self._lost(f"the port vanished ({err})")
+                self._run_after()
+                return
+            with self._lock:
+                now = time.monotonic()
+                self._rx += data
+                while b"\n" in self._rx:
+                    raw, _, rest = bytes(self._rx).partition(b"\n")
+                    self._rx = bytearray(rest)
+                    self._on_line(raw.decode("latin-1").strip(), now)
+                self._session.tick(now)
+            self._run_after()
+
+    def _on_line(self, text: str, now: float) -> None:
+        if text:
+            log.debug("%s < %s", self.port, text)
+            self._session.on_line(parse_reply(text), now)
+
+    def _write(self, data: bytes) -> None:
+        if self._ser is None:
+            return
+        try:
+            self._ser.write(data)
+        except (serial.SerialException, OSError) as err:
+            self._lost(f"write failed ({err})")
+
+    def _lost(self, why: str) -> None:
+        self._session.fail(PortError(why, port=self.port), dead=True)
+        self._connected = False
+
+    # ------------------------------------------------------------ connect
+
+    def connect(self) -> dict:
+        """Open the port (again after a reset or a lost port), wait for the banner, unlock, set G90, read the
+        position."""
+        if self._closing:
+            raise LinkError("the link was closed", port=self.port)
+        self._open_port(fresh=self._session.dead)
+        hello: Future = Future()
+        with self._lock:
+            now = time.monotonic()
+            if self._session.jobs:
+                self._session.fail(LinkError("a new session replaced the one this was sent in", port=self.port),
+                                   dead=False)
+            self._connected = False
+            self._session.reset(now)
+            self._session.begin_handshake(hello, now)
+        self._run_after()
+        try:
+            hello.result(timeout=self.timing.boot_timeout)
+        except TimeoutError:
+            with self._lock:
+                self._session.hello = None
+            raise HandshakeError(f"no grbl banner within {self.timing.boot_timeout} s, even after a soft reset "
+                                 f"(not grbl, or a wrong baud rate)", port=self.port) from None
+        except LinkError as err:
+            raise HandshakeError(f"handshake failed: {err}", port=self.port) from None
+        self._set_up()
+        with self._lock:
+            self._connected = True
+            session = self._session
+            self._info = {"port": self.port, "protocol": 1, "dialect": "grblhal", "firmware": session.firmware(),
+                          "motors": list(self.axes), "axes": dict(self.axes), "axis_count": len(session.letters),
+                          "axis_letters": session.letters, "units_per_quarter": self.units_per_quarter,
+                          "feed": self.feed, "window": 1, "boot_id": None}
+            return dict(self._info)
+
+    def _set_up(self) -> None:
+        futures = [Future() for _ in range(4)]
+        jobs = [Job("line", text=BUILD_INFO_LINE, future=futures[0]), Job("unlock", text=UNLOCK_LINE,
+                future=futures[1]), Job("line", text=SETUP_LINE, future=futures[2]), Job("sync", future=futures[3])]
+        with self._lock:
+            now = time.monotonic()
+            for job in jobs:
+                self._session.submit(job, now)
+        self._run_after()
+        try:
+            position = futures[-1].result(timeout=self.timing.boot_timeout)
+        except TimeoutError:
+            with self._lock:
+                self._session.fail(LinkError("handshake timed out", port=self.port), dead=False)
+            raise HandshakeError("no idle status report after $X (is the board stuck in alarm?)",
+                                 port=self.port) from None
+        except LinkError as err:
+            raise HandshakeError(f"setting the board up failed: {err}", port=self.port) from None
+        with self._lock:
+            letters = self._session.board_axes()
+        missing = [axis for axis in self.axes.values() if axis not in letters]
+        if missing or position is None:
+            raise HandshakeError(f"the board has axes {letters}; axes {', '.join(missing)} are mapped to faces "
+                                 f"(set [controller.grblhal] axes, or build grblHAL with more axes)", port=self.port)
+
+    @property
+    def info(self) -> dict | None:
+        with self._lock:
+            return dict(self._info) if self._info else None
+
+    # ------------------------------------------------------------ commands
+
+    def _check_usable(self) -> None:
+        if not self._connected:
+            raise self._session.fault if self._session.dead and self._session.fault else \
+                LinkError("not connected: call connect() first", port=self.port)
+        if self._session.fault is not None:
+            raise self._session.fault
+
+    def _submit(self, step_verb: str, kind: str, turns=(), feed: float = 0.0) -> Motion:
+        motion = Motion(Step(step_verb, self._next_mid, tuple(turns)))
+        self._next_mid += 1
+        axis_turns = tuple((self.axes[face], q) for face, q in turns)
+        self._session.submit(Job(kind, motion=motion, turns=axis_turns, feed=feed), time.monotonic())
+        return motion
+
+    def _command(self, verb: str, kind: str) -> Motion:
+        with self._lock:
+            self._check_usable()
+            motion = self._submit(verb, kind)
+        self._run_after()
+        return motion
+
+    def enable(self, motors=()) -> Motion:
+        """Nothing to send (grblHAL energises its drivers itself); done once everything before it is."""
+        return self._command("ENABLE", "mark")
+
+    def disable(self, motors=()) -> Motion:
+        return self._command("DISABLE", "mark")
+
+    def home(self, motors=()) -> Motion:
+        """No switches on a cube rig: the current position becomes zero (kept on the host)."""
+        return self._command("HOME", "home")
+
+    def set_speed(self, quarter_ms: int) -> Motion:
+        """Feed rate so a quarter turn takes ``quarter_ms`` (plus acceleration), for moves queued after."""
+        if isinstance(quarter_ms, bool) or not isinstance(quarter_ms, int) or quarter_ms <= 0:
+            raise ConfigError(f"quarter-turn time must be a positive whole number of ms, got {quarter_ms!r}")
+        with self._lock:
+            self._check_usable()
+            self.feed = self.units_per_quarter / (quarter_ms / 60000.0)
+            motion = Motion(Step("SPEED", self._next_mid, quarter_ms=quarter_ms))
+            self._next_mid += 1
+        motion.received.set_result(True)
+        motion.completed.set_result({"mid": motion.mid, "command": motion.command, "line": None})
+        return motion
+
+    def plan(self, entries) -> list[Motion]:
+        """Queue turns ``(face, q)`` or pairs ``((f1, q1), (f2, q2))``: one Motion each, done once the board
+        reports it idle with the faces there."""
+        checked = [plan_entry(entry, self.axes, self.port) for entry in entries]
+        with self._lock:
+            self._check_usable()
+            motions = [self._submit("TURN" if len(turns) == 1 else "PAIR", "move", turns, self.feed)
+                       for turns in checked]
+        self._run_after()
+        return motions
+
+    def turn(self, face: str, quarter_turns: int) -> Motion:
+        return self.plan([(face, quarter_turns)])[0]
+
+    def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
+        if motions is None:
+            with self._lock:
+                motions = [job.motion for job in self._session.jobs if job.motion is not None]
+        return [m.wait(timeout) for m in motions]
+
+    def estop(self, wait: bool = True) -> dict | Future:
+        """Feed hold and soft reset now, ahead of the queue; every motion not done fails (ESTOP)."""
+        future: Future = Future()
+        with self._lock:
+            if self._ser is None:
+                raise PortError("emergency stop impossible: the port is not open", port=self.port)
+            self._session.begin_estop(future, time.monotonic())
+        self._run_after()
+        return future.result() if wait else future
+
+    def query(self, timeout: float | None = None) -> dict:
+        """A status report once everything queued before is done: each face's position from home."""
+        future: Future = Future()
+        with self._lock:
+            self._check_usable()
+            self._session.submit(Job("query", future=future), time.monotonic())
+        self._run_after()
+        position = _result(future, timeout or self.timing.query_timeout, "no status report")
+        with self._lock:
+            origin, status = dict(self._session.origin), self._session.status
+        faces = {face: round(position[axis] - origin.get(axis, 0.0), 4) for face, axis in self.axes.items()}
+        return {"position": faces, "done_through": self._session.done_mid, "halted": False,
+                "state": status.label if status else None}
+
+    def clear(self, timeout: float | None = None) -> dict:
+        """After an emergency stop or an alarm: ``$X``, then the board's position becomes the targets."""
+        with self._lock:
+            session = self._session
+            if session.dead or not self._connected:
+                raise session.fault or LinkError("not connected: call connect() first", port=self.port)
+            session.fault = None
+            now = time.monotonic()
+            session.submit(Job("unlock", text=UNLOCK_LINE), now)
+            session.submit(Job("sync"), now)
+        return self.query(timeout)
+
+    def status(self) -> dict:
+        with self._lock:
+            session = self._session
+            fault, report = session.fault, session.status
+            head = session.jobs[0] if session.jobs else None
+            return {"port": self.port, "connected": self._connected and not session.dead,
+                    "healthy": self._connected and fault is None, "halted": False,
+                    "fault": None if fault is None else {"type": type(fault).__name__,
+                                                         "code": getattr(fault, "code", None),
+                                                         "message": str(fault), "done_through": fault.done_through},
+                    "handshake": dict(self._info) if self._info else None,
+                    "last_heard_s": round(time.monotonic() - session.last_rx, 4) if self._connected else None,
+                    "state": report.label if report else None,
+                    "in_flight": int(head is not None and head.line is not None and head.ok_at is None),
+                    "backlog": len(session.jobs), "done_through": session.done_mid,
+                    "counters": dict(session.counters)}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            self._session.fail(LinkError("the link was closed before this was done", port=self.port), dead=True)
+        self._run_after()
+        self._close_port()
+
+    def __enter__(self) -> "GrblLink":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

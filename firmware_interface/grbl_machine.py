@@ -1,0 +1,313 @@
+"""What a grblHAL board does with the bytes it gets, without I/O: the simulated controller behind SimulatedGrbl.
+
+Modelled: real-time bytes picked out of the stream wherever they are
+(``?`` report, ``!`` feed hold, ``~`` cycle start, 0x18 soft reset, bytes
+from 0x80 up dropped); lines cleaned as grbl does (blanks and control
+characters dropped, lower case raised, ``(...)`` and ``;`` comments
+removed) and answered ``ok`` or ``error:N``; a planner of blocks that take
+path length / F; states Idle, Run, Hold:1 (decelerating, ``hold_s``) and
+Hold:0, Alarm. G-code (grbl_words.py reads the words): G0 G1 G4 G17-19 G20
+G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
+no-ops, F N P S T words, and the errors of malformed or conflicting words;
+arcs, probing, G10, G28/G30, tool offsets and canned cycles are not
+modelled (error:20). ``$X``,
+``$I``, ``$G``, ``$#``, ``$$`` and ``$H`` (error:5, no homing) answer; other
+``$`` lines are error:3.
+
+Positions move by whole blocks: a block's end becomes the machine position
+when it finishes. A block cut short by a soft reset never happened (as in
+SimulatedMarlin: the simulated cube cannot hold a face between positions);
+a reset during motion raises ALARM:3 and leaves the board locked until
+``$X``. G92 offsets survive resets, as grblHAL keeps them in its
+non-volatile memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+from .gcode import number
+from .grbl_words import LineError, clean, group, read_block
+
+BANNER = "GrblHAL 1.1f ['$' or '$HELP' for help]"
+CLASSIC_BANNER = "Grbl 1.1h ['$' for help]"
+UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
+RX_BUFFER = 1024
+MAX_LINE = 256
+RAPID = 100000.0                   # units/min of G0 and of inverse-time limits
+
+
+@dataclass
+class Segment:
+    """One planner block: where it starts and ends, how long it takes."""
+    start: dict[str, float]
+    end: dict[str, float]
+    duration: float
+    feed: float
+
+
+class GrblMachine:
+    """One grblHAL board. ``say(line)`` prints a line; ``finished(segment)`` is told of each finished one."""
+
+    def __init__(self, *, letters: str, planner: int = 16, hold_s: float = 0.01, start_locked: bool = False,
+                 report_wpos: bool = False, classic: bool = False, offsets: dict[str, float] | None = None,
+                 say, finished):
+        self.letters, self.planner_size, self.hold_s = letters, planner, hold_s
+        self.start_locked, self.report_wpos, self.classic = start_locked, report_wpos, classic
+        self.say, self.finished = say, finished
+        self.g92 = {axis: 0.0 for axis in letters}
+        self.g92.update(offsets or {})              # G92 offsets, kept in non-volatile memory
+        self.accepted: list[str] = []
+        self.errors: list[int] = []
+        self.resets: list[float] = []
+        self.power_on()
+
+    # ------------------------------------------------------------ life cycle
+
+    def power_on(self) -> None:
+        self.mpos = {axis: 0.0 for axis in self.letters}
+        self.locked = self.start_locked
+        self._restart()
+
+    def _restart(self) -> None:
+        self.planner: deque[Segment] = deque()
+        self.pending: deque[str | None] = deque()   # complete lines not yet executed (None: too long)
+        self.line = bytearray()
+        self.held, self.hold_until = False, 0.0
+        self.run_started, self.elapsed = 0.0, 0.0   # time spent on the head block before a hold
+        self.motion, self.absolute, self.inches, self.inverse = 0, True, False, False
+        self.feed, self.wcs = 0.0, 54
+        self.wco_count = 0                          # 0: the next report carries WCO
+
+    def welcome(self) -> None:
+        self.say(CLASSIC_BANNER if self.classic else BANNER)
+        if self.locked:
+            self.say(UNLOCK_HINT)
+
+    def soft_reset(self, now: float) -> None:
+        """0x18: stop at once; a board in motion is locked (ALARM:3) since it cannot vouch for its position."""
+        self.resets.append(now)
+        if self.state(now) in ("Run", "Hold:1"):
+            self.locked = True
+            self.say("ALARM:3")
+        self._restart()
+        self.welcome()
+
+    def alarm(self, code: int) -> None:
+        """An alarm of the board's own (a limit switch): motion stops at once and the board locks."""
+        self.planner.clear()
+        self.pending.clear()
+        self.held, self.locked = False, True
+        self.say(f"ALARM:{code}")
+
+    def state(self, now: float) -> str:
+        if self.locked:
+            return "Alarm"
+        if self.held:
+            return "Hold:1" if now < self.hold_until else "Hold:0"
+        return "Run" if self.planner else "Idle"
+
+    # ------------------------------------------------------------ input
+
+    def receive(self, data: bytes, now: float, resets: bool = True) -> None:
+        """Bytes as they arrive: real-time ones act at once, the rest builds lines."""
+        self._finish_due(now)
+        for byte in data:
+            if byte == 0x18:
+                if resets:
+                    self.soft_reset(now)
+            elif byte >= 0x80 or byte in b"?!~":
+                self.realtime(byte, now)
+            elif byte in b"\r\n":
+                self.pending.append(self.line.decode("latin-1") if len(self.line) <= MAX_LINE else None)
+                self.line.clear()
+            else:
+                self.line.append(byte)
+
+    def realtime(self, byte: int, now: float) -> None:
+        if byte == ord("?"):
+            self.say(self.report(now))
+        elif byte == ord("!") and not self.locked and not self.held:
+            self._freeze(now)
+            self.held, self.hold_until = True, now + (self.hold_s if self.planner else 0.0)
+        elif byte == ord("~") and self.held and now >= self.hold_until:
+            self.held, self.run_started = False, now
+
+    def _freeze(self, now: float) -> None:
+        if self.planner:
+            self.elapsed += now - self.run_started
+
+    # ------------------------------------------------------------ time
+
+    def advance(self, now: float) -> None:
+        """Finish the segments whose time is up, then execute waiting lines the planner has room for."""
+        self._finish_due(now)
+        while self.pending and len(self.planner) < self.planner_size:
+            self.execute(self.pending.popleft(), now)
+
+    def _finish_due(self, now: float) -> None:
+        while self.planner and not self.held and not self.locked:
+            segment = self.planner[0]
+            ends = self.run_started + segment.duration - self.elapsed
+            if now < ends:
+                break
+            self.planner.popleft()
+            self.mpos = dict(segment.end)
+            self.run_started, self.elapsed = ends, 0.0
+            self.finished(segment)
+
+    # ------------------------------------------------------------ lines
+
+    def execute(self, raw: str | None, now: float) -> None:
+        if raw is None:
+            return self._error(11)
+        line = clean(raw)
+        try:
+            if line.startswith("$"):
+                self._system(line)
+            elif line:
+                if self.locked:
+                    raise LineError(9)
+                self._gcode(line, now)
+        except LineError as err:
+            return self._error(err.code)
+        if line:
+            self.accepted.append(line)
+        self.say("ok")
+
+    def _error(self, code: int) -> None:
+        self.errors.append(code)
+        self.say(f"error:{code}")
+
+    def _system(self, line: str) -> None:
+        if line == "$X":
+            if self.locked:
+                self.locked = False
+                self.say("[MSG:Caution: Unlocked]")
+        elif line == "$I":
+            self.say("[VER:1.1f.20240101:robotd simulator]")
+            self.say(f"[OPT:VN,{self.planner_size},{RX_BUFFER}]")
+            self.say(f"[AXS:{len(self.letters)}:{self.letters}]")
+            self.say("[FIRMWARE:grblHAL]")
+        elif line == "$G":
+            units, dist = ("G20" if self.inches else "G21"), ("G90" if self.absolute else "G91")
+            self.say(f"[GC:G{self.motion} G{self.wcs} G17 {units} {dist} G{93 if self.inverse else 94} M5 M9 T0 "
+                     f"F{number(self.feed)} S0]")
+        elif line == "$#":
+            zeros = ",".join("0.000" for _ in self.letters)
+            for wcs in range(54, 60):
+                self.say(f"[G{wcs}:{zeros}]")
+            self.say(f"[G92:{_values(self.g92, self.letters)}]")
+            self.say("[TLO:0.000]")
+        elif line == "$$":
+            for setting in ("$0=10", "$1=255", "$10=511", "$22=0"):
+                self.say(setting)
+        elif line == "$H":
+            raise LineError(5)
+        else:
+            raise LineError(3)
+
+    def _gcode(self, line: str, now: float) -> None:
+        block = read_block(line, self.letters)
+        self._modal(block.g, block.values)
+        if 92.1 in block.g:
+            self.g92 = {axis: 0.0 for axis in self.letters}
+            self.wco_count = 0
+        if 92 in block.g:
+            return self._set_offsets(block.axes, block.g)
+        if 4 in block.g:
+            if "P" not in block.values:
+                raise LineError(28)
+            self._plan(self._planned(), block.values["P"], 0.0, now)    # a dwell: a segment that moves nothing
+        self._move(block.g, block.values, block.axes, now)
+
+    def _modal(self, gs: tuple[float, ...], values: dict[str, float]) -> None:
+        motions = [g for g in gs if group(g) == "motion"]
+        if 53 in gs and (motions[0] if motions else self.motion) not in (0, 1):
+            raise LineError(30)
+        self.motion = motions[0] if motions else self.motion
+        for g in gs:
+            if g in (20, 21):
+                self.inches = g == 20
+            elif g in (90, 91):
+                self.absolute = g == 90
+            elif g in (93, 94):
+                self.inverse = g == 93
+            elif 54 <= g <= 59:
+                self.wcs = int(g)
+        if "F" in values:
+            self.feed = values["F"] * (25.4 if self.inches and not self.inverse else 1.0)
+
+    def _set_offsets(self, axes: dict[str, float], gs: tuple[float, ...]) -> None:
+        if any(group(g) == "motion" and g != 80 for g in gs):
+            raise LineError(24)
+        if not axes:
+            raise LineError(26)
+        scale = 25.4 if self.inches else 1.0
+        for axis, value in axes.items():
+            self.g92[axis] = self._planned()[axis] - value * scale
+        self.wco_count = 0
+
+    def _move(self, gs: tuple[float, ...], values: dict[str, float], axes: dict[str, float], now: float) -> None:
+        unused = set(values) & set("IJKLR") or ({"P"} & set(values) if 4 not in gs else set())
+        if unused:
+            raise LineError(36)
+        if not axes:
+            return
+        if self.motion == 80:
+            raise LineError(31)
+        scale = 25.4 if self.inches else 1.0
+        start = self._planned()
+        end = dict(start)
+        for axis, value in axes.items():
+            if 53 in gs:
+                end[axis] = value * scale
+            elif self.absolute:
+                end[axis] = value * scale + self.g92[axis]
+            else:
+                end[axis] = start[axis] + value * scale
+        length = math.hypot(*(end[a] - start[a] for a in self.letters))
+        if self.motion == 0:
+            duration = length / RAPID * 60.0
+        elif self.inverse:
+            if "F" not in values or values["F"] <= 0:
+                raise LineError(22)
+            duration = max(60.0 / values["F"], length / RAPID * 60.0)
+        elif self.feed <= 0:
+            raise LineError(22)
+        else:
+            duration = length / self.feed * 60.0
+        if length:
+            self._plan(end, duration, self.feed, now)
+
+    def _plan(self, end: dict[str, float], duration: float, feed: float, now: float) -> None:
+        if not self.planner:
+            self.run_started, self.elapsed = now, 0.0
+        self.planner.append(Segment(self._planned(), end, duration, feed))
+
+    def _planned(self) -> dict[str, float]:
+        return dict(self.planner[-1].end) if self.planner else dict(self.mpos)
+
+    # ------------------------------------------------------------ reports
+
+    def report(self, now: float) -> str:
+        wco = {axis: self.g92[axis] for axis in self.letters}
+        if self.report_wpos:
+            position = "WPos:" + _values({a: self.mpos[a] - wco[a] for a in self.letters}, self.letters)
+        else:
+            position = "MPos:" + _values(self.mpos, self.letters)
+        state = self.state(now)
+        feed = self.planner[0].feed if state == "Run" else 0.0
+        fields = [state, position, f"Bf:{self.planner_size - len(self.planner)},{RX_BUFFER - len(self.line)}",
+                  f"FS:{number(feed)},0"]
+        if self.wco_count <= 0:
+            fields.append("WCO:" + _values(wco, self.letters))
+            self.wco_count = 30 if state in ("Run", "Hold:1") else 10
+        self.wco_count -= 1
+        return "<" + "|".join(fields) + ">"
+
+
+def _values(position: dict[str, float], letters: str) -> str:
+    return ",".join(f"{position[axis]:.3f}" for axis in letters)

@@ -1,0 +1,281 @@
+"""A simulated grblHAL board on a pseudo-terminal, for ``GrblLink`` tests and dry runs.
+
+``SimulatedGrbl(...).start()`` returns a pty path. A thread runs a
+``GrblMachine`` (grbl_machine.py: what the board does) behind a simulated
+wire. Each finished segment (planner block) turns the ``VirtualCube``
+faces of the axes it moved by their motion in quarter turns (from the
+positions before and after, so a face taken away and back ends where it
+was).
+
+The wire: lines each way are frames for ``faults.Channel`` (drop, corrupt,
+duplicate, delay, noise, per direction, as SimulatedMarlin takes them).
+Real-time bytes from the host are no frames: they take no faults,
+but keep their place in the stream and act on arrival, as in grbl's
+receive interrupt. Bytes that faults put into a line act as
+grbl would act on them (a ``!`` holds the feed, a byte from 0x80 up
+vanishes), except 0x18: the simulated wire never resets the board, since
+a reset by line noise is a board reset, which ``reset()`` and
+``reset_after`` test. Device faults ``reset_after``, ``silent_after`` and
+``close_after`` count finished moves.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import threading
+import time
+from collections import deque
+
+from .faults import Channel, DeviceTriggers, FaultConfig
+from .firmware import VirtualCube
+from .grbl import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
+from .grbl_machine import GrblMachine
+from .pty_device import open_pty, read_into, write_from
+
+_MAX_LINE = 256            # junk this long with no line end is passed on as it is
+
+
+class SimulatedGrbl:
+    """grblHAL on a pty. Public methods are thread-safe."""
+
+    def __init__(self, *, faults: dict | FaultConfig | None = None, axes: dict[str, str] | None = None,
+                 units_per_quarter: float = 90.0, axis_count: int = 6, planner: int = 16, hold_ms: float = 10.0,
+                 reset_on_open: bool = True, boot_ms: float = 0.0, start_locked: bool = False,
+                 report_wpos: bool = False, classic: bool = False, offsets: dict[str, float] | None = None,
+                 state: str | None = None, seed: int | None = None):
+        self.faults = FaultConfig.from_config(faults)
+        seed = seed if seed is not None else self.faults.seed
+        self._face = {axis: face for face, axis in (axes or DEFAULT_AXES).items()}
+        letters = axis_letters(axis_count)
+        if not 3 <= axis_count <= len(AXIS_LETTERS):
+            raise ValueError(f"grblHAL has 3 to {len(AXIS_LETTERS)} axes, not {axis_count}")
+        self.units_per_quarter = units_per_quarter
+        self.reset_on_open, self.boot_s = reset_on_open, boot_ms / 1000
+        self._cube = VirtualCube(state)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        # one generator per direction: what the host sends does not shift the faults of the replies
+        self._to_device = Channel(self.faults.to_device, random.Random(seed))
+        self._to_host = Channel(self.faults.to_host, random.Random(None if seed is None else seed + 1))
+        self._triggers = DeviceTriggers(self.faults)
+        self._master: int | None = None
+        self.path: str | None = None
+        self._thread: threading.Thread | None = None
+        self._attached = self._silent = self._closed = False
+        self._inbuf, self._framing, self._outbuf = bytearray(), bytearray(), bytearray()
+        self._wire: deque[tuple[float, bytes, bool]] = deque()    # (due, bytes, real-time byte from the host)
+        self.moves_done: list[dict[str, float]] = []         # every finished move (axis -> motion)
+        self.machine = GrblMachine(letters=letters, planner=planner, hold_s=hold_ms / 1000,
+                                   start_locked=start_locked, report_wpos=report_wpos, classic=classic,
+                                   offsets=offsets, say=self._say, finished=self._finished)
+        self._mangles: list[list] = []              # [find, replace, times left]
+        self._boot(time.monotonic())
+
+    # ------------------------------------------------------------ public API
+
+    def start(self) -> str:
+        self._master, self.path = open_pty()
+        self._thread = threading.Thread(target=self._run, name=f"simulated-grbl {self.path}", daemon=True)
+        self._thread.start()
+        return self.path
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        with self._lock:
+            self._close_master()
+
+    def __enter__(self) -> "SimulatedGrbl":
+        if self._thread is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def cube(self) -> str:
+        with self._lock:
+            return self._cube.facelets
+
+    def set_state(self, facelets: str) -> None:
+        """Load a cube state (e.g. a scramble); refused with ConfigError if impossible."""
+        with self._lock:
+            self._cube.set_state(facelets)
+
+    @property
+    def accepted(self) -> list[str]:
+        """Every line the board executed (cleaned as grbl cleans it), in order."""
+        with self._lock:
+            return list(self.machine.accepted)
+
+    @property
+    def kill_times(self) -> list[float]:
+        return self.estop_times()
+
+    def estop_times(self) -> list[float]:
+        """``time.monotonic()`` of each soft reset (0x18) the board acted on."""
+        with self._lock:
+            return list(self.machine.resets)
+
+    def info(self) -> dict:
+        with self._lock:
+            now, m = time.monotonic(), self.machine
+            return {"path": self.path, "state": m.state(now), "locked": m.locked, "planned": len(m.planner),
+                    "position": dict(m.mpos), "offsets": dict(m.g92), "lines": len(m.accepted),
+                    "moves": len(self.moves_done), "line_errors": len(m.errors), "errors": list(m.errors),
+                    "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
+
+    def reset(self) -> None:
+        """Reboot now (reset button, watchdog): the planner is lost and the position is zero again."""
+        with self._lock:
+            self._boot(time.monotonic())
+
+    def go_silent(self) -> None:
+        with self._lock:
+            self._silent = True
+
+    def close_port(self) -> None:
+        with self._lock:
+            self._close_master()
+
+    def send(self, line: str) -> None:
+        """Make the board print a line (e.g. an ``ALARM:1`` of its own)."""
+        with self._lock:
+            self._say(line)
+
+    def alarm(self, code: int) -> None:
+        """Raise an alarm as the board would (a limit switch hit): motion stops, the board locks."""
+        with self._lock:
+            self.machine.alarm(code)
+
+    def mangle_next(self, find: str, replace: str, times: int = 1) -> None:
+        """The next ``times`` lines from the host that contain ``find`` arrive with it replaced (a garbled line
+        on cue, on top of any random faults)."""
+        with self._lock:
+            self._mangles.append([find.encode("latin-1"), replace.encode("latin-1"), times])
+
+    def feed_hold(self) -> None:
+        """The feed-hold button (or a ``!`` the wire made): motion pauses until ``~``."""
+        with self._lock:
+            self.machine.receive(b"!", time.monotonic())
+
+    # ------------------------------------------------------------ board
+
+    def _boot(self, now: float) -> None:
+        self._to_device.clear()
+        self._to_host.clear()
+        self._framing.clear()
+        self._wire.clear()
+        self.machine.power_on()
+        self._booting_until = now + self.boot_s
+        self._pending_banner = True              # printed once booted and someone listens
+
+    def _say(self, line: str) -> None:
+        self._to_host.push(line.encode("ascii") + b"\r\n", time.monotonic())
+
+    def _finished(self, segment) -> None:
+        start, end = segment.start, segment.end
+        deltas = {axis: end[axis] - start[axis] for axis in end if end[axis] != start[axis]}
+        if not deltas:
+            return                                   # a dwell
+        self.moves_done.append(deltas)
+        for axis in deltas:
+            face = self._face.get(axis)
+            if face is not None:
+                q = round(end[axis] / self.units_per_quarter) - round(start[axis] / self.units_per_quarter)
+                self._cube.turn(face, q)
+        for name in self._triggers.due(len(self.moves_done)):
+            if name == "reset":
+                self._boot(time.monotonic())
+            elif name == "silent":
+                self._silent = True
+            else:
+                self._close_master()
+
+    # ------------------------------------------------------------ the thread and the pty
+
+    def _close_master(self) -> None:
+        if self._master is not None:
+            os.close(self._master)
+            self._master = None
+        self._closed = True
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                if self._closed:
+                    return
+                self._cycle(time.monotonic())
+            time.sleep(0.0005)
+
+    def _cycle(self, now: float) -> None:
+        events = select.poll()
+        events.register(self._master, select.POLLIN)
+        attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))
+        if attached and not self._attached and self.reset_on_open:
+            self._boot(now)
+        self._attached = attached
+        if not attached:
+            return
+        awake = not self._silent and now >= self._booting_until
+        self._read(now)
+        if awake and self._pending_banner:
+            self._pending_banner = False
+            self.machine.welcome()
+        while self._wire and self._wire[0][0] <= now:
+            _, data, from_host = self._wire.popleft()
+            if awake:                                # a booting or hung board hears nothing
+                self.machine.receive(data, now, resets=from_host)
+        if awake:
+            self.machine.advance(now)
+        out = self._to_host.take(now)
+        if not self._silent:
+            self._outbuf += out
+            write_from(self._master, self._outbuf)
+
+    def _read(self, now: float) -> None:
+        """Real-time bytes from the host travel alone; the rest is framed into lines for the faulty wire."""
+        while self._master is not None and read_into(self._master, self._inbuf):
+            for byte in bytes(self._inbuf):
+                if byte in REALTIME or byte >= 0x80:
+                    self._on_wire(bytes((byte,)), now, True)
+                    continue
+                self._framing.append(byte)
+                if byte == 0x0A or len(self._framing) > _MAX_LINE:
+                    self._line_to_wire(self._mangled(bytes(self._framing)), now)
+                    self._framing.clear()
+            self._inbuf.clear()
+
+    def _line_to_wire(self, frame: bytes, now: float) -> None:
+        self._to_device.push(frame, now)             # drop, corrupt, duplicate, delay, noise
+        due = self._to_device.next_due()
+        if due is not None:
+            self._on_wire(self._to_device.take(due), due, False)
+
+    def _on_wire(self, data: bytes, due: float, from_host: bool) -> None:
+        """Bytes arrive in the order they were sent: nothing overtakes a line the wire holds back."""
+        if self._wire:
+            due = max(due, self._wire[-1][0])
+        self._wire.append((due, data, from_host))
+
+    def _mangled(self, line: bytes) -> bytes:
+        for mangle in self._mangles:
+            find, replace, times = mangle
+            if times and find in line:
+                mangle[2] -= 1
+                return line.replace(find, replace, 1)
+        return line
+
+
+if __name__ == "__main__":        # pragma: no cover - manual use: print the path, run until Ctrl-C
+    sim = SimulatedGrbl()
+    print(sim.start(), flush=True)
+    try:
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        sim.stop()
