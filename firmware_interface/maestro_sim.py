@@ -93,6 +93,11 @@ class SimulatedMaestro:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    def estop_times(self) -> list[float]:
+        """``time.monotonic()`` of each time a channel was switched off (target 0): the e-stop acting."""
+        with self._lock:
+            return list(self.off_times)
+
     @property
     def cube(self) -> str | None:
         with self._lock:

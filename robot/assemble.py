@@ -17,7 +17,7 @@ from typing import Callable
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface import LinkError
-from vision import ScanError, load_calibration, load_view_config, view_config_from_dict
+from vision import ScanError, load_calibration, load_view_config, top_face_corners, view_config_from_dict
 from vision.calibration import calibration_from_json
 
 from .camera import CaptureCamera, RenderedCamera, capture_settings
@@ -30,6 +30,7 @@ from .history import History
 from .rig import rig_from_config
 from .run import Runner
 from .scanner import ViewScanner, views_for_page
+from .turning_scan import TurningScan
 from .settings import DaemonSettings, daemon_settings, run_settings
 from .sim import Simulation, sim_settings
 from .web import WebSettings, create_app, web_settings
@@ -64,12 +65,28 @@ def load_parts(path, sim: bool, host: str | None = None, port: int | None = None
     vision = config.section("vision")
     parts.sections["views"] = vision.get_str("views", None)
     parts.sections["calibration"] = vision.get_str("calibration", None)
+    if rig.kind == "flip-spin":
+        parts.sections["top_face"] = _top_face(vision)
+        parts.sections["size"] = vision.get_int("size", 3, minval=2, maxval=3)
     parts.sections["cameras"] = {name: capture_settings(config.section(f"camera.{name}"), name)
                                  for name in _camera_names(config)}
     config.check_unused()
     if not sim:
         _require_rig_parts(config, parts.sections)
     return parts
+
+
+def _top_face(vision) -> list | None:
+    """``[vision] top_face`` (one-camera rigs): the face under the camera, image corners TL TR BR BL, world B
+    at the top; ``[vision] size`` is the puzzle the rig holds."""
+    if "top_face" not in vision.data:
+        return None
+    quad = vision.get_list("top_face")
+    if len(quad) != 4 or not all(isinstance(p, list) and len(p) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for p in quad):
+        raise vision.error("top_face", "must be four [x, y] image points: top-left, top-right, bottom-right, "
+                           "bottom-left of the face under the camera")
+    return quad
 
 
 def _overridden(section, key: str, value):
@@ -99,11 +116,18 @@ def _require_rig_parts(config: Config, sections: dict) -> None:
     where = config.source
     if not sections["port"]:
         raise ConfigError(f"{where}: [serial] port: required for a real rig (or run robotd --sim)")
-    if not sections["views"]:
-        raise ConfigError(f"{where}: [vision] views: required for a real rig: the file that says where each "
-                          "face is in which camera image (see docs/vision.md)")
     if not sections["cameras"]:
         raise ConfigError(f"{where}: no [camera.NAME] section: a real rig needs at least one camera")
+    if sections["rig"].kind == "flip-spin":
+        if not sections["top_face"]:
+            raise ConfigError(f"{where}: [vision] top_face: required for a flip/spin rig: the four image corners "
+                              "of the face under its camera (see docs/hardware.md)")
+        if len(sections["cameras"]) != 1:
+            raise ConfigError(f"{where}: a flip/spin rig has one camera; found {len(sections['cameras'])} "
+                              "[camera.NAME] sections")
+    elif not sections["views"]:
+        raise ConfigError(f"{where}: [vision] views: required for a real rig: the file that says where each "
+                          "face is in which camera image (see docs/vision.md)")
 
 
 def open_history(path) -> History:
@@ -135,7 +159,7 @@ class Built:
         summary["wall_s"] = round(wall, 3)
         motor = summary.get("estimated_s") or 0.0
         summary["host_overhead_s"] = round(wall - motor, 3) if summary["outcome"] == "done" else None
-        summary["link"] = {k: v for k, v in self.daemon.link_status().get("counters", {}).items() if v}
+        summary["link"] = _nonzero(self.daemon.link_status().get("counters", {}))
         if self.simulation is not None:
             summary["solved"] = self.simulation.solved() and summary["outcome"] == "done"
             summary["final_state"] = self.simulation.firmware.cube
@@ -176,6 +200,12 @@ class Built:
                 log.exception("closing %r failed", close)
 
 
+def _nonzero(counters: dict) -> dict:
+    """The counters that counted something (nested tables, such as error bits, likewise)."""
+    kept = {k: _nonzero(v) if isinstance(v, dict) else v for k, v in counters.items()}
+    return {k: v for k, v in kept.items() if v}
+
+
 SEND_BUFFER_BYTES = 64 * 1024
 
 
@@ -212,10 +242,11 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
     bus = EventBus()
     closers: list[Callable] = []
     if sim:
-        simulation, link, cameras, scanner = _simulated_parts(parts, closers)
+        simulation, link, cameras, scanner_for = _simulated_parts(parts, closers)
     else:
-        simulation, (link, cameras, scanner) = None, _rig_parts(parts, closers)
+        simulation, (link, cameras, scanner_for) = None, _rig_parts(parts, closers)
     motion = sections["controller"].motion(link, sections["rig"])
+    scanner = scanner_for(motion)
     try:
         motion.connect()
     except RobotError as error:
@@ -257,9 +288,19 @@ def _simulated_parts(parts: Parts, closers: list):
     closers.append(firmware.stop)
     simulation = Simulation(settings, firmware)
     link = _link(parts, device, closers)
+    if parts.sections["rig"].kind == "flip-spin":
+        cameras = {"top": RenderedCamera("top", _one_frame(simulation, "top"))}
+        return simulation, link, cameras, lambda motion: ViewScanner(*_turning_scan(
+            parts, motion, lambda: simulation.frames()["top"], lambda: top_face_corners(simulation.size),
+            lambda: simulation.size))
     cameras = {name: RenderedCamera(name, _one_frame(simulation, name)) for name in simulation.views().images}
-    scanner = ViewScanner(simulation.frames, simulation.views)
-    return simulation, link, cameras, scanner
+    return simulation, link, cameras, lambda motion: ViewScanner(simulation.frames, simulation.views)
+
+
+def _turning_scan(parts: Parts, motion, frame: Callable, quad: Callable, size: Callable) -> tuple:
+    """A one-camera rig's scan by flips and spins, as ``ViewScanner``'s frames and views."""
+    scan = TurningScan(parts.sections["rig"], motion, frame, quad, size)
+    return scan.frames, scan.views
 
 
 def _one_frame(simulation: Simulation, name: str) -> Callable:
@@ -269,17 +310,22 @@ def _one_frame(simulation: Simulation, name: str) -> Callable:
 def _rig_parts(parts: Parts, closers: list):
     sections = parts.sections
     try:
-        views = load_view_config(sections["views"])
         calibration = load_calibration(sections["calibration"]) if sections["calibration"] else None
+        views = None if sections.get("top_face") else load_view_config(sections["views"])
     except ScanError as error:
         raise ConfigError(f"[vision] {error}") from None
     cameras = {name: CaptureCamera(settings) for name, settings in sections["cameras"].items()}
+    link = _link(parts, sections["port"], closers)
+    if sections.get("top_face"):
+        quad, size = sections["top_face"], sections["size"]
+        camera = next(iter(cameras.values()))
+        return link, cameras, lambda motion: ViewScanner(
+            *_turning_scan(parts, motion, camera.frame, lambda: quad, lambda: size), calibration)
     missing = [name for name in views.images if name not in cameras]
     if missing:
         raise ConfigError(f"[vision] views names camera image(s) {', '.join(missing)} with no [camera.NAME] section")
-    link = _link(parts, sections["port"], closers)
-    scanner = ViewScanner(lambda: {name: cam.frame() for name, cam in cameras.items()}, lambda: views, calibration)
-    return link, cameras, scanner
+    frames = lambda: {name: cam.frame() for name, cam in cameras.items()}  # noqa: E731
+    return link, cameras, lambda motion: ViewScanner(frames, lambda: views, calibration)
 
 
 def _link(parts: Parts, port: str, closers: list):

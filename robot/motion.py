@@ -32,16 +32,35 @@ from .run import Stopped
 log = logging.getLogger("robotd.motion")
 
 
-class LinkMotion:
+class MotionOverLink:
+    """What motion over any controller link shares: waiting for a motion, and the emergency stop."""
+
+    def __init__(self, link, motion_timeout_s: float):
+        self.link, self.motion_timeout_s = link, motion_timeout_s
+        self._stopping = threading.Event()
+
+    def _wait(self, motion, what: str) -> None:
+        try:
+            motion.wait(self.motion_timeout_s)
+        except LinkError as error:
+            raise RobotError(f"could not {what}: {describe_fault(error)}") from None
+
+    def estop(self) -> None:
+        self._stopping.set()
+        try:
+            self.link.estop(wait=False)
+        except LinkError as error:  # the port is gone: the device's watchdog stops the motors
+            log.warning("emergency stop not sent: %s", error)
+
+
+class LinkMotion(MotionOverLink):
     """The rig's motors behind a ``RigLink``; reconnects and clears latched faults before each plan."""
 
     def __init__(self, link: RigLink, motors: dict[str, str], motion_timeout_s: float = 30.0, *,
                  rig: SixAxisRig | None = None):
-        self.link, self.motors = link, motors
-        self.motion_timeout_s = motion_timeout_s
-        self.rig = rig
+        super().__init__(link, motion_timeout_s)
+        self.motors, self.rig = motors, rig
         self.device_direction = False      # True: the firmware applies [rig.direction] (MOTOR dir=)
-        self._stopping = threading.Event()
 
     def connect(self) -> dict:
         """Handshake, check the firmware has every configured motor, energise and home them."""
@@ -109,19 +128,6 @@ class LinkMotion:
         turns = [(t.motor, t.quarter_turns if self.device_direction else t.motor_quarter_turns)
                  for t in command.turns]
         return turns[0] if len(turns) == 1 else tuple(turns)
-
-    def _wait(self, motion, what: str) -> None:
-        try:
-            motion.wait(self.motion_timeout_s)
-        except LinkError as error:
-            raise RobotError(f"could not {what}: {describe_fault(error)}") from None
-
-    def estop(self) -> None:
-        self._stopping.set()
-        try:
-            self.link.estop(wait=False)
-        except LinkError as error:  # the port is gone: the device's watchdog stops the motors
-            log.warning("emergency stop not sent: %s", error)
 
     def status(self) -> dict:
         return self.link.status()

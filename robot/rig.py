@@ -184,7 +184,13 @@ def _face_table(section: Section, key: str, table: dict, valid: Callable, wanted
     return {face: table[face] for face in FACES}
 
 
-RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_config}
+def _flip_spin_from_config(section: Section) -> Rig:
+    from .flipspin.rig import flip_spin_from_config
+    return flip_spin_from_config(section)
+
+
+RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_config,
+                                                  "flip-spin": _flip_spin_from_config}
 
 
 def rig_from_config(section: Section) -> Rig:

@@ -46,12 +46,12 @@ class SimSettings:
 def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") -> SimSettings:
     moves = section.get_int("scramble_moves", 0, minval=0, maxval=1000)
     jpeg = section.get_int("jpeg", 0, minval=0, maxval=100)
-    motors = section.get_table("motors") or {"quarter_ms": rig.quarter_turn_s * 1000,
-                                            "half_ms": rig.half_turn_s * 1000, "settle_ms": rig.settle_s * 1000}
+    motors = section.get_table("motors") or ({} if rig.kind != "six-axis" else {
+        "quarter_ms": rig.quarter_turn_s * 1000, "half_ms": rig.half_turn_s * 1000, "settle_ms": rig.settle_s * 1000})
     return SimSettings(
         puzzle=section.get_int("puzzle", 3, minval=2, maxval=3),
         light=section.get_str("light", "daylight", choices=tuple(PRESETS)),
-        cameras=section.get_str("cameras", "corners", choices=("corners", "flip")),
+        cameras=_cameras(section, rig),
         scramble_moves=moves or None,
         blur=section.get_float("blur", 0.0, minval=0, maxval=10),
         jpeg=jpeg or None,
@@ -61,6 +61,14 @@ def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") 
         firmware=_firmware(section, controller),
         board=section.get_str("board", "ramps", choices=BOARDS),
     )
+
+
+def _cameras(section: Section, rig) -> str:
+    if rig.kind == "flip-spin":
+        if "cameras" in section.data:
+            raise section.error("cameras", "a flip/spin rig has one camera above the cube: leave this out")
+        return "top"
+    return section.get_str("cameras", "corners", choices=("corners", "flip"))
 
 
 def _firmware(section: Section, controller: str) -> str:

@@ -117,3 +117,81 @@ def _wait_for(condition, timeout_s: float = 20.0) -> None:
 def test_controller_flag_needs_sim(tmp_path, capsys):
     assert main(["--config", str(config(tmp_path)), "--once", "--controller", "marlin"]) == 2
     assert "only apply with --sim" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the flip/spin rig on a Maestro
+
+FLIP_SPIN = """
+[rig]
+kind = "flip-spin"
+flip_s = 0.04
+spin_quarter_s = 0.02
+spin_half_s = 0.03
+turn_quarter_s = 0.02
+turn_half_s = 0.03
+hold_s = 0.01
+release_s = 0.01
+settle_s = 0.0
+[controller]
+kind = "maestro"
+[controller.maestro]
+servo_us_per_ms = 40.0
+"""
+
+
+def flip_spin_once(tmp_path, extra="", **options):
+    built = assemble.build(config(tmp_path, extra, rig=FLIP_SPIN), sim=True, web=False)
+    try:
+        return built.once(**options)
+    finally:
+        built.close()
+
+
+@pytest.mark.parametrize("puzzle, moves", [(2, None), (3, 8)])
+def test_flip_spin_dry_run_scans_by_turning_and_ends_solved(tmp_path, puzzle, moves):
+    summary = flip_spin_once(tmp_path, puzzle=puzzle, seed=4, moves=moves)
+    assert summary["outcome"] == "done", summary["error"]
+    assert summary["solved"]
+    assert summary["link"]["moves_done"] > 2 * summary["length_htm"]     # every solver move takes servo moves
+
+
+def test_flip_spin_dry_run_through_line_faults(tmp_path):
+    faults = "[sim.faults]\nto_host = { drop = 0.03, corrupt = 0.03, duplicate = 0.02, noise = 0.02 }\nseed = 5\n"
+    summary = flip_spin_once(tmp_path, faults, puzzle=2, seed=6)
+    assert summary["outcome"] == "done" and summary["solved"], summary["error"]
+
+
+@pytest.mark.parametrize("faults, words", [("reset_after = 6", "reset"), ("close_after = 6", "serial port was lost"),
+                                           ("silent_after = 6", "went silent")])
+def test_servo_controller_faults_end_the_run_with_a_reason(tmp_path, faults, words):
+    summary = flip_spin_once(tmp_path, f"[sim.faults]\n{faults}\n", puzzle=2, seed=5)
+    assert summary["outcome"] == "error" and not summary["solved"]
+    assert words in summary["error"]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[controller.maestro.spin]\nccw_us = 1490", "at least 20 µs apart"),
+    ("[controller.maestro.cover]\nchannel = 0", "need their own channels"),
+    ("[controller.maestro.spin]\nchannel = 6", "must be at most 5"),
+    ("[controller.maestro.timing]\nsilense = 1", "[controller.maestro.timing] silense: unknown key"),
+    ("[controller.maestro.cover]\nflip_us = 3000", "must be at most 2600"),
+])
+def test_bad_maestro_sections_name_the_key(tmp_path, text, words):
+    with pytest.raises(ConfigError) as caught:
+        assemble.load_parts(config(tmp_path, text, rig=FLIP_SPIN), sim=True)
+    assert words in str(caught.value)
+
+
+def test_a_servo_controller_drives_only_the_flip_spin_rig(tmp_path):
+    with pytest.raises(ConfigError, match="a maestro controller drives a flip-spin rig"):
+        assemble.load_parts(config(tmp_path, '[controller]\nkind = "maestro"'), sim=True)
+    with pytest.raises(ConfigError, match="a marlin controller drives a six-axis rig"):
+        flip_spin_on_marlin = FLIP_SPIN.split("[controller]")[0] + '[controller]\nkind = "marlin"\n'
+        assemble.load_parts(config(tmp_path, rig=flip_spin_on_marlin), sim=True)
+
+
+def test_cli_flip_spin_dry_run(tmp_path, capsys):
+    path = config(tmp_path, rig=FLIP_SPIN)
+    assert main(["--config", str(path), "--sim", "--once", "--rig", "flip-spin", "--controller", "maestro",
+                 "--puzzle", "2", "--seed", "2"]) == 0
+    assert "cube solved" in capsys.readouterr().out

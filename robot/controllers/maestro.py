@@ -1,0 +1,134 @@
+"""``kind = "maestro"``: a Pololu Maestro (or a clone) driving the two servos of a flip/spin rig.
+
+``[controller.maestro]``::
+
+    channels = 6                 # the board's channel count (Micro 6, Mini 12/18/24)
+    crc = false                  # the Maestro's "Enable CRC" serial setting (recommended: see docs/hardware.md)
+    baudrate = 115200            # UART mode only; the USB command port ignores it
+    servo_us_per_ms = 2.0        # how fast the servos really travel (the Maestro cannot see them); an
+                                 # MG996R-class servo: about 2 µs of pulse per ms (90° in ~0.25 s)
+    [controller.maestro.spin]    # the base: its channel and its pulse width (µs) at each end-point
+    channel = 0
+    ccw_us = 1000                # spinner at -1 (a quarter turn counter-clockwise seen from below)
+    home_us = 1500
+    cw_us = 2000
+    speed = 0                    # Maestro units (0.25 µs per 10 ms); 0: as fast as the servo goes
+    accel = 0                    # Maestro units (0.25 µs per 10 ms per 80 ms), 0..255; 0: no ramp
+    [controller.maestro.cover]   # the holder and flipper lever
+    channel = 1
+    open_us = 1500
+    hold_us = 1200
+    flip_us = 1900
+    speed = 0
+    accel = 0
+    [controller.maestro.timing]  # the link's waits, see firmware_interface.MaestroTiming
+
+Pulse widths must lie within the Maestro's channel limits (set in its
+Control Center) and keep the servo off its mechanical stops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from firmware_interface import ConfigError as LinkConfigError
+from firmware_interface.flipspin_mechanism import FlipSpinMechanism
+from firmware_interface.maestro_link import MaestroLink
+from firmware_interface.maestro_sim import SimulatedMaestro
+from firmware_interface.maestro_timing import MaestroTiming
+
+from ..config import Config, Section
+from ..errors import ConfigError
+
+SERVOS = {"spin": (("ccw_us", -1), ("home_us", 0), ("cw_us", 1)),
+          "cover": (("open_us", "open"), ("hold_us", "hold"), ("flip_us", "flip"))}
+_DEFAULTS = {"spin": (0, 1000.0, 1500.0, 2000.0), "cover": (1, 1500.0, 1200.0, 1900.0)}
+_MIN_APART_US = 20.0
+
+
+@dataclass(frozen=True)
+class Servo:
+    channel: int
+    end_points: dict            # end-point (-1/0/1, or open/hold/flip) -> pulse width in µs
+    speed: int
+    accel: int
+
+    def target(self, point) -> int:
+        """The Maestro target (quarter-µs) of an end-point."""
+        return round(self.end_points[point] * 4)
+
+
+@dataclass(frozen=True)
+class MaestroSettings:
+    channels: int
+    crc: bool
+    baudrate: int
+    servos: dict[str, Servo]
+    timing: dict
+
+
+def settings(config: Config, kind: str, rig) -> MaestroSettings:
+    section = config.section("controller.maestro")
+    channels = section.get_int("channels", 6, minval=1, maxval=24)
+    servos = {name: _servo(config.section(f"controller.maestro.{name}"), name, channels) for name in SERVOS}
+    if servos["spin"].channel == servos["cover"].channel:
+        raise section.error("cover.channel", f"the spin and cover servos need their own channels; both are "
+                            f"{servos['spin'].channel}")
+    timing = section.get_table("timing")
+    known = [f.name for f in fields(MaestroTiming) if f.name != "baudrate"]
+    for key, value in timing.items():
+        if key not in known:
+            raise section.error(f"timing.{key}", f"unknown key (known: {', '.join(known)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise section.error(f"timing.{key}", f"must be a positive number; got {value!r}")
+    timing = {**timing, "servo_us_per_ms": section.get_float("servo_us_per_ms", 2.0, above=0, maxval=1000)}
+    return MaestroSettings(channels=channels, crc=section.get_bool("crc", False),
+                           baudrate=section.get_int("baudrate", 115200, minval=300, maxval=4_000_000),
+                           servos=servos, timing=timing)
+
+
+def _servo(section: Section, name: str, channels: int) -> Servo:
+    channel, *pulses = _DEFAULTS[name]
+    points = {}
+    for (key, point), default in zip(SERVOS[name], pulses):
+        points[point] = section.get_float(key, default, minval=400, maxval=2600)
+    ordered = sorted(points.values())
+    if any(b - a < _MIN_APART_US for a, b in zip(ordered, ordered[1:])):
+        raise section.error(SERVOS[name][0][0], f"the {name} end-points must be at least {_MIN_APART_US:g} µs "
+                            f"apart; got {', '.join(f'{v:g}' for v in points.values())}")
+    return Servo(channel=section.get_int("channel", channel, minval=0, maxval=channels - 1), end_points=points,
+                 speed=section.get_int("speed", 0, minval=0, maxval=10000),
+                 accel=section.get_int("accel", 0, minval=0, maxval=255))
+
+
+def _timing(options: MaestroSettings, port: str) -> MaestroTiming:
+    base = MaestroTiming.pty() if Path(port).resolve().as_posix().startswith("/dev/pts/") else MaestroTiming()
+    return replace(base, baudrate=options.baudrate, **options.timing)
+
+
+def open_link(controller, port: str, config: Config, data_dir: Path) -> MaestroLink:
+    options: MaestroSettings = controller.settings
+    try:
+        return MaestroLink(port, channels=options.channels, crc=options.crc, timing=_timing(options, port))
+    except LinkConfigError as error:
+        raise ConfigError(f"{config.source}: [controller.maestro] {error}") from None
+
+
+def simulator(controller, sim, rig) -> SimulatedMaestro:
+    """A simulated Maestro whose two servos move a simulated flip/spin mechanism and its cube."""
+    options: MaestroSettings = controller.settings
+    spin, cover = options.servos["spin"], options.servos["cover"]
+    mechanism = FlipSpinMechanism(
+        size=sim.puzzle, spin_channel=spin.channel, cover_channel=cover.channel,
+        spin_ccw_us=spin.end_points[-1], spin_home_us=spin.end_points[0], spin_cw_us=spin.end_points[1],
+        cover_open_us=cover.end_points["open"], cover_hold_us=cover.end_points["hold"],
+        cover_flip_us=cover.end_points["flip"])
+    slew = options.timing["servo_us_per_ms"]
+    return SimulatedMaestro(channels=options.channels, mechanism=mechanism, faults=sim.faults, crc=options.crc,
+                            homes=mechanism.home_targets(), slew_us_per_ms=slew)
+
+
+def motion(controller, link, rig):
+    from ..servo_motion import ServoMotion
+    return ServoMotion(link, controller.settings.servos, rig)

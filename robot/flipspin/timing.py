@@ -1,0 +1,97 @@
+"""How long each op of a flip/spin rig takes, read from ``[rig]``.
+
+Defaults are our own estimates for standard-size hobby servos (the
+MG996R class, about 0.15-0.2 s per 60 degrees unloaded at 5 V by the usual
+datasheets), not figures measured on a particular robot; measure yours
+and set them:
+
+- ``flip_s`` 0.70: the lever from open to flip and back, the cube tipping over;
+- ``spin_quarter_s`` 0.30 / ``spin_half_s`` 0.50: the base carrying the whole cube;
+- ``turn_quarter_s`` 0.40 / ``turn_half_s`` 0.65: the base turning the bottom
+  layer while the cover holds the rest; slower than a free spin because the
+  layer drags against the held part;
+- ``hold_s`` / ``release_s`` 0.20: the cover closing on / leaving the cube;
+- ``settle_s`` 0.05: the pause after each flip, spin or turn before the next op;
+- ``half_spins`` true: the base may spin the free cube 180 degrees
+  (-1 to +1) in one go; false allows quarter spins only. A held half
+  turn (``turn±2``) is always allowed, priced by ``turn_half_s``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..config import Section
+from .pose import Op
+
+_US = 1_000_000
+MOVE_BITS = 20  # search costs are time in microseconds above, robot moves below
+
+
+@dataclass(frozen=True)
+class FlipSpinTiming:
+    """Seconds per op; ``settle_s`` is added after each robot move (flip, spin, turn)."""
+    flip_s: float = 0.70
+    spin_quarter_s: float = 0.30
+    spin_half_s: float = 0.50
+    turn_quarter_s: float = 0.40
+    turn_half_s: float = 0.65
+    hold_s: float = 0.20
+    release_s: float = 0.20
+    settle_s: float = 0.05
+    half_spins: bool = True
+
+    def seconds(self, op: Op) -> float:
+        kind, q = op
+        if kind == "flip":
+            base = self.flip_s
+        elif kind == "spin":
+            base = self.spin_half_s if abs(q) == 2 else self.spin_quarter_s
+        elif kind == "turn":
+            base = self.turn_half_s if abs(q) == 2 else self.turn_quarter_s
+        else:
+            return self.hold_s if kind == "hold" else self.release_s
+        return base + self.settle_s
+
+    def cost(self, op: Op) -> int:
+        """Search cost: time first (whole microseconds, so sums tie exactly), then fewer robot moves."""
+        return (round(self.seconds(op) * _US) << MOVE_BITS) + op.is_robot_move
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def cost_seconds(cost: int) -> float:
+    return (cost >> MOVE_BITS) / _US
+
+
+def cost_moves(cost: int) -> int:
+    return cost & ((1 << MOVE_BITS) - 1)
+
+
+def timing_from_config(section: Section) -> FlipSpinTiming:
+    """Read the timing keys of ``[rig]`` (kind = "flip-spin"), each range-checked."""
+    d = FlipSpinTiming()
+
+    def seconds(key: str, default: float, minval: float | None = None) -> float:
+        if minval is None:
+            return section.get_float(key, default, above=0, maxval=10)
+        return section.get_float(key, default, minval=minval, maxval=10)
+
+    timing = FlipSpinTiming(
+        flip_s=seconds("flip_s", d.flip_s),
+        spin_quarter_s=seconds("spin_quarter_s", d.spin_quarter_s),
+        spin_half_s=seconds("spin_half_s", d.spin_half_s),
+        turn_quarter_s=seconds("turn_quarter_s", d.turn_quarter_s),
+        turn_half_s=seconds("turn_half_s", d.turn_half_s),
+        hold_s=seconds("hold_s", d.hold_s, minval=0),
+        release_s=seconds("release_s", d.release_s, minval=0),
+        settle_s=seconds("settle_s", d.settle_s, minval=0),
+        half_spins=section.get_bool("half_spins", d.half_spins),
+    )
+    # a half must not be quicker than a quarter: that is a swapped pair of values, not a servo
+    for half, quarter in (("spin_half_s", "spin_quarter_s"), ("turn_half_s", "turn_quarter_s")):
+        if getattr(timing, half) < getattr(timing, quarter):
+            raise section.error(half, f"must be at least {quarter} ({getattr(timing, quarter)}); "
+                                      f"got {getattr(timing, half)}")
+    return timing
