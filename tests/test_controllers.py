@@ -139,8 +139,9 @@ servo_us_per_ms = 40.0
 """
 
 
-def flip_spin_once(tmp_path, extra="", **options):
-    built = assemble.build(config(tmp_path, extra, rig=FLIP_SPIN), sim=True, web=False)
+def flip_spin_once(tmp_path, extra="", crc=False, **options):
+    rig = FLIP_SPIN + ("crc = true\n" if crc else "")
+    built = assemble.build(config(tmp_path, extra, rig=rig), sim=True, web=False)
     try:
         return built.once(**options)
     finally:
@@ -156,8 +157,9 @@ def test_flip_spin_dry_run_scans_by_turning_and_ends_solved(tmp_path, puzzle, mo
 
 
 def test_flip_spin_dry_run_through_line_faults(tmp_path):
-    faults = "[sim.faults]\nto_host = { drop = 0.03, corrupt = 0.03, duplicate = 0.02, noise = 0.02 }\nseed = 5\n"
-    summary = flip_spin_once(tmp_path, faults, puzzle=2, seed=6)
+    """With the Maestro's CRC on (without it a damaged command byte can move a servo: docs/hardware.md)."""
+    faults = "[sim.faults]\ndrop = 0.03\ncorrupt = 0.03\nduplicate = 0.02\nnoise = 0.02\nseed = 5\n"
+    summary = flip_spin_once(tmp_path, faults, crc=True, puzzle=2, seed=6)
     assert summary["outcome"] == "done" and summary["solved"], summary["error"]
 
 
