@@ -21,7 +21,6 @@ a reset by line noise is a board reset, which ``reset()`` and
 
 from __future__ import annotations
 
-import os
 import random
 import select
 import threading
@@ -32,13 +31,15 @@ from .faults import Channel, DeviceTriggers, FaultConfig
 from .firmware import VirtualCube
 from .grbl import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
 from .grbl_machine import GrblMachine
-from .pty_device import open_pty, read_into, write_from
+from .pty_device import PtyBoard, read_into, write_from
 
 _MAX_LINE = 256            # junk this long with no line end is passed on as it is
 
 
-class SimulatedGrbl:
+class SimulatedGrbl(PtyBoard):
     """grblHAL on a pty. Public methods are thread-safe."""
+
+    board_name = "simulated-grbl"
 
     def __init__(self, *, faults: dict | FaultConfig | None = None, axes: dict[str, str] | None = None,
                  units_per_quarter: float = 90.0, axis_count: int = 6, planner: int = 16, hold_ms: float = 10.0,
@@ -74,27 +75,6 @@ class SimulatedGrbl:
         self._boot(time.monotonic())
 
     # ------------------------------------------------------------ public API
-
-    def start(self) -> str:
-        self._master, self.path = open_pty()
-        self._thread = threading.Thread(target=self._run, name=f"simulated-grbl {self.path}", daemon=True)
-        self._thread.start()
-        return self.path
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        with self._lock:
-            self._close_master()
-
-    def __enter__(self) -> "SimulatedGrbl":
-        if self._thread is None:
-            self.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     @property
     def cube(self) -> str:
@@ -197,12 +177,6 @@ class SimulatedGrbl:
                 self._close_master()
 
     # ------------------------------------------------------------ the thread and the pty
-
-    def _close_master(self) -> None:
-        if self._master is not None:
-            os.close(self._master)
-            self._master = None
-        self._closed = True
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -17,7 +17,6 @@ its home target with no speed or acceleration limit, which moves the mechanism.
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -26,16 +25,18 @@ from . import maestro as mp
 from .errors import ConfigError
 from .faults import Channel, FaultConfig
 from .maestro_servo import ServoChannel
-from .pty_device import open_pty, read_into, write_from
+from .pty_device import PtyBoard, read_into, write_from
 
 DEFAULT_HOME = 6000                    # 1500 µs
 DEFAULT_LIMITS = (3968, 8000)          # 992..2000 µs, the Maestro's factory range
 
 
-class SimulatedMaestro:
+class SimulatedMaestro(PtyBoard):
     """A Maestro with ``channels`` servo channels on a pty. Public methods are thread-safe.
     ``homes`` and ``limits`` are per channel, in quarter-µs; ``slew_us_per_ms`` is the servos' own
     top speed; ``script``: whether a (harmless) script runs, which ``script_error`` stops."""
+
+    board_name = "simulated-maestro"
 
     def __init__(self, *, channels: int = 6, mechanism=None, faults: dict | FaultConfig | None = None,
                  crc: bool = False, homes: dict[int, int] | None = None,
@@ -71,27 +72,6 @@ class SimulatedMaestro:
         self._last = time.monotonic()
 
     # ------------------------------------------------------------ public API
-
-    def start(self) -> str:
-        self._master, self.path = open_pty()
-        self._thread = threading.Thread(target=self._run, name=f"simulated-maestro {self.path}", daemon=True)
-        self._thread.start()
-        return self.path
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        with self._lock:
-            self._close_master()
-
-    def __enter__(self) -> "SimulatedMaestro":
-        if self._thread is None:
-            self.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     def estop_times(self) -> list[float]:
         """``time.monotonic()`` of each time a channel was switched off (target 0): the e-stop acting."""
@@ -212,12 +192,6 @@ class SimulatedMaestro:
         self._silent = True
 
     # ------------------------------------------------------------ the thread and the pty
-
-    def _close_master(self) -> None:
-        if self._master is not None:
-            os.close(self._master)
-            self._master = None
-        self._closed = True
 
     def _run(self) -> None:
         while not self._stop.is_set():

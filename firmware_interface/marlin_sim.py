@@ -19,7 +19,7 @@ being a frame) come from a dict like ``{"drop": 0.05, "to_host": {...}}``.
 from __future__ import annotations
 
 import math
-import os
+
 import random
 import select
 import threading
@@ -29,7 +29,7 @@ from collections import deque
 from .faults import Channel, DeviceTriggers, FaultConfig
 from .firmware import VirtualCube
 from .gcode import AXIS_LETTERS, DEFAULT_AXES, checksum, split_numbered
-from .pty_device import lines_from, open_pty, read_into, write_from
+from .pty_device import PtyBoard, lines_from, read_into, write_from
 
 _MAX_LINE = 256            # junk this long with no line end is passed on for the parser to refuse
 
@@ -37,8 +37,10 @@ BANNER = ("start", "echo:Marlin 2.1.2", "echo: Last Updated: 2023-09-23 | Author
           "echo: Free Memory: 4096  PlannerBufferBytes: 1408")
 
 
-class SimulatedMarlin:
+class SimulatedMarlin(PtyBoard):
     """Marlin 2.1 on a pty. Public methods are thread-safe."""
+
+    board_name = "simulated-marlin"
 
     def __init__(self, *, faults: dict | FaultConfig | None = None, axes: dict[str, str] | None = None,
                  units_per_quarter: float = 90.0, planner: int = 16, busy_ms: float = 1000.0,
@@ -68,27 +70,6 @@ class SimulatedMarlin:
         self._boot(time.monotonic())
 
     # ------------------------------------------------------------ public API
-
-    def start(self) -> str:
-        self._master, self.path = open_pty()
-        self._thread = threading.Thread(target=self._run, name=f"simulated-marlin {self.path}", daemon=True)
-        self._thread.start()
-        return self.path
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        with self._lock:
-            self._close_master()
-
-    def __enter__(self) -> "SimulatedMarlin":
-        if self._thread is None:
-            self.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     @property
     def cube(self) -> str:
@@ -276,12 +257,6 @@ class SimulatedMarlin:
         self._planner.append((max(start, now) + length / max(feed, 1e-6) * 60.0, deltas))
 
     # ------------------------------------------------------------ the thread and the pty
-
-    def _close_master(self) -> None:
-        if self._master is not None:
-            os.close(self._master)
-            self._master = None
-        self._closed = True
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -9,6 +9,7 @@ cuts complete lines (and junk with no line end) out of a read buffer.
 from __future__ import annotations
 
 import os
+import threading
 import tty
 
 MAX_BACKLOG = 1 << 16      # bytes kept for a host that does not read; more is dropped as on a USB CDC port
@@ -60,3 +61,43 @@ def write_from(fd: int | None, buffer: bytearray) -> None:
             buffer.clear()
             return
         del buffer[:n]
+
+
+class PtyBoard:
+    """A simulated board on a pseudo-terminal; subclasses set ``_lock``, ``_stop`` (an Event), ``_thread``
+    (None), ``_master`` (None), ``path`` (None) and ``_closed`` in ``__init__`` and give ``_run``, the
+    thread's loop, and ``board_name``."""
+
+    board_name = "simulated board"
+
+    def start(self) -> str:
+        """Open the pty, start the board's thread and return the device path a host opens."""
+        self._master, self.path = open_pty()
+        self._thread = threading.Thread(target=self._run, name=f"{self.board_name} {self.path}", daemon=True)
+        self._thread.start()
+        return self.path
+
+    def stop(self) -> None:
+        """Stop the thread and close the pty (a host still attached sees the port vanish)."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2)
+        with self._lock:
+            self._close_master()
+
+    def __enter__(self):
+        if self._thread is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _close_master(self) -> None:
+        if self._master is not None:
+            os.close(self._master)
+            self._master = None
+        self._closed = True
+
+    def _run(self) -> None:
+        raise NotImplementedError
