@@ -1,4 +1,9 @@
-"""robotd's firmware interface: the serial protocol, the host-side link and a simulated firmware.
+"""robotd's firmware interface: the host side of every motor controller, and a simulator for each.
+
+``RigLink`` speaks robotd's own protocol (docs/protocol.md), ``MarlinLink``
+and ``GrblLink`` stock Marlin 2.1 and grblHAL, ``MaestroLink`` a Pololu
+Maestro's compact protocol; ``SimulatedFirmware``, ``marlin_sim``,
+``grbl_sim`` and ``maestro_sim`` are the boards on a pseudo-terminal.
 
     from firmware_interface import RigLink, SimulatedFirmware
 
@@ -18,13 +23,15 @@ from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSi
 from .faults import FaultConfig, FrameFaults
 from .firmware import MotorTiming
 from .link import RigLink
+from .grbl_link import GrblLink
+from .maestro_link import MaestroLink
 from .marlin_link import MarlinLink
 from .protocol import PROTOCOL_VERSION
 from .timing import LinkTiming
 from .transport import Motion
 
 __all__ = ["AckTimeout", "ConfigError", "DeviceFault", "DeviceReset", "DeviceSilent", "FaultConfig", "FrameFaults",
-           "HandshakeError", "LinkError", "LinkTiming", "MarlinLink", "Motion", "MotorTiming", "PROTOCOL_VERSION",
+           "GrblLink", "HandshakeError", "LinkError", "LinkTiming", "MaestroLink", "MarlinLink", "Motion", "MotorTiming", "PROTOCOL_VERSION",
            "PortError", "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
 
 
