@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from solver.geometry import OPPOSITE
 
-from .errors import ConfigError
+from .errors import ConfigError, DeviceFault
 from .grbl import FEED_HOLD, UNLOCK_LINE, Status, move_line
 from .transport import Motion
 
@@ -136,7 +136,22 @@ class Referee:
             job.matched = True
             return
         where = ", ".join(f"{self.session.face_of[a]} at {position[a]:g} (not {job.goal[a]:g})" for a in wrong)
+        crossed = self.crossed(job, position, wrong)
+        if crossed:
+            return self.session.fail(DeviceFault(
+                f"{crossed} turned during {job.describe()} (a garbled line: grbl lines have no checksum): two "
+                f"adjacent faces moving together jam or scramble the cube; check it, then start again",
+                code="STRAY", port=self.session.port), dead=False)
         self.wait_or_retry(job, f"the board stopped with {where}", now, self.correction(job, position))
+
+    def crossed(self, job: Job, position: dict[str, float], wrong: list[str]) -> str | None:
+        """A face next to a turning one that moved too: what no later line can undo."""
+        session = self.session
+        own = {session.face_of[axis] for axis, _ in job.turns}
+        turned = any(abs(position[axis] - session.confirmed[axis]) > session.tolerance for axis, _ in job.turns)
+        beside = [session.face_of[a] for a in wrong
+                  if session.face_of[a] not in own and OPPOSITE[session.face_of[a]] not in own]
+        return ", ".join(beside) if turned and beside else None
 
     def correction(self, job: Job, position: dict[str, float]) -> str:
         """The line that brings the board nearer the goal: stray faces back first, then the move itself."""

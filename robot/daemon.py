@@ -2,7 +2,7 @@
 
 ``Daemon`` holds the parts built from config (``robot.assemble``) and is
 what the CLI and the dashboard talk to: ``status()`` as a plain dict,
-``start_run()``, ``stop()`` and the calibration.
+``start_run()``, ``stop()``, ``jog()`` and the calibration.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ class Daemon:
         cameras = [camera.status() for camera in self.cameras.values()]
         return {**self.runner.status(), "mode": self.mode, "rig": self.rig.status(), "link": self.link_status(),
                 "cameras": cameras, "camera_ok": all(c.get("error") is None for c in cameras),
-                "simulation": self.simulation.status() if self.simulation else None}
+                "simulation": self.simulation.status() if self.simulation else None,
+                "jog": self.runner.jog_commands()}
 
     def start_run(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
                   light: str | None = None, moves: int | None = None) -> int:
@@ -64,6 +65,10 @@ class Daemon:
 
     def stop(self, reason: str = "stop requested") -> None:
         self.runner.stop(reason)
+
+    def jog(self, command: str) -> dict:
+        """One move between runs (a face turn, or a flip/spin op): ``status()["jog"]`` lists them."""
+        return self.runner.jog(command)
 
     def calibration(self) -> dict:
         if self._calibration is None:

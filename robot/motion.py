@@ -14,6 +14,10 @@ the host sends face quarter turns as they are. Otherwise (version 1, or no
 direction is applied exactly once.
 A link or device fault ends the plan with a ``RobotError`` that says what
 happened: a stalled motor, a reset board, an unplugged cable.
+
+``jog`` turns one face on its own (a builder checking a new rig): it goes
+through the rig's planner and ``run_plan``, so motor names and directions
+apply exactly as in a run.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Callable, Sequence
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
 from firmware_interface.steps import SPEED_MS
+from solver import InvalidState
+from solver.notation import MOVE_NAMES, parse_moves
 
 from .errors import RobotError
 from .rig import MotorCommand, SixAxisRig
@@ -129,8 +135,31 @@ class LinkMotion(MotionOverLink):
                  for t in command.turns]
         return turns[0] if len(turns) == 1 else tuple(turns)
 
+    def jog(self, command: str) -> None:
+        """Turn one face, e.g. ``"R'"``: planned by the rig, carried out and awaited like a run's plan."""
+        move = parse_jog(command)
+        if self.rig is None:
+            raise RobotError("jog: this motion has no rig layout ([rig]) to plan a face turn with")
+        self.run_plan(self.rig.plan([move]), lambda index: None)
+
+    def jog_commands(self) -> list[str]:
+        """The 18 face turns, per face: clockwise, counter-clockwise, half."""
+        return [MOVE_NAMES[3 * face + turns] for face in range(6) for turns in (0, 2, 1)]
+
     def status(self) -> dict:
         return self.link.status()
+
+
+def parse_jog(command: str) -> int:
+    """The one face turn ``command`` names (solver move id); RobotError for anything else."""
+    accepted = "one face turn: U D L R F B, each optionally followed by ' or 2 (e.g. R, R', R2)"
+    try:
+        moves = parse_moves(command)
+    except InvalidState:
+        raise RobotError(f"jog {command!r}: not a face turn; give {accepted}") from None
+    if len(moves) != 1:
+        raise RobotError(f"jog {command!r}: {f'{len(moves)} moves' if moves else 'no move'}; give {accepted}")
+    return moves[0]
 
 
 _FAULT_KINDS = {
@@ -139,6 +168,12 @@ _FAULT_KINDS = {
     "ALARM": "the motor controller raised an alarm",
     "ERROR": "the motor controller refused a command",
     "ESTOP": "the motors were stopped by an emergency stop",
+    "STRAY": "a face that should have stayed still moved",
+    # the Maestro servo controller (firmware_interface.maestro_session)
+    "TARGET": "a servo did not reach its target",
+    "TIMEOUT": "a servo move did not finish in time",
+    "PROTOCOL": "the servo controller keeps reporting a serial protocol error",
+    "SCRIPT": "the servo controller's script stopped with an error",
 }
 
 

@@ -9,6 +9,10 @@ thread with a timeout; the run's own thread only waits, so a stop request
 motion layer first, then the run is recorded as ``stopped``. Every
 transition, the scan, the solution and each executed command are events on
 the bus; the history records all of them.
+
+Between runs, ``jog`` moves one thing (a face turn, a servo op) for a
+builder checking the rig. A jog is not a run: it gets no run id and no
+history row, only a ``jog`` event. Runs and jogs exclude each other.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from .rig import MotorCommand, Rig, estimate_s
 
 PHASES = ("idle", "scanning", "solving", "executing", "verifying", "done", "error", "stopped")
 _POLL_S = 0.01
+_JOG_STOP_WAIT_S = 5.0   # after an e-stop, how long a given-up jog may take to notice it
 
 
 @dataclass
@@ -46,6 +51,14 @@ class Motion(Protocol):
     def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None: ...
 
     def estop(self) -> None: ...
+
+
+class Jogging(Protocol):
+    """A motion that can also do one move on its own (``LinkMotion``, ``ServoMotion``)."""
+
+    def jog(self, command: str) -> None: ...
+
+    def jog_commands(self) -> list[str]: ...
 
 
 class Stopped(RobotError):
@@ -85,6 +98,7 @@ class Runner:
         self.phase = "idle"
         self.run_id: int | None = None
         self.progress: dict = {}
+        self.jogging: str | None = None    # the command of the jog under way
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -104,6 +118,8 @@ class Runner:
         with self._lock:
             if self.busy:
                 raise RobotError(f"a run is already in progress (run {self.run_id}, {self.phase})")
+            if self.jogging is not None:
+                raise RobotError(f"a jog ({self.jogging}) is in progress: start the run once it has ended")
             self._stop.clear()
             self.run_id = self.history.start_run(mode=mode)
             self.progress = {"started_at": time.time(), "steps": {}}
@@ -127,14 +143,68 @@ class Runner:
         return True
 
     def stop(self, reason: str = "stop requested") -> None:
-        """Halt at once from any thread: emergency stop first, then the run ends as ``stopped``."""
+        """Halt at once from any thread: emergency stop first, then the run (or jog) ends as ``stopped``."""
+        jogging = self.jogging
         self._stop.set()
         if self.busy:
             self.motion.estop()
             self.bus.publish("stop_requested", self.run_id, reason=reason)
+        elif jogging is not None:
+            self.motion.estop()
+            self.bus.publish("stop_requested", None, reason=reason, jog=jogging)
+
+    def jog_commands(self) -> list[str]:
+        """What ``jog`` accepts, in the order a dashboard shows them; empty when the motion cannot jog."""
+        commands = getattr(self.motion, "jog_commands", None)
+        return list(commands()) if commands is not None else []
+
+    def jog(self, command: str) -> dict:
+        """Do one move between runs (``Jogging.jog``); blocks until it is done, then publishes a ``jog`` event."""
+        if not hasattr(self.motion, "jog"):
+            raise RobotError("this rig's motion cannot jog")
+        self._claim_for_jog(command)
+        started, outcome, message = time.perf_counter(), "error", None
+        try:
+            self._jog_on_worker(command)
+            outcome = "done"
+        except Stopped as error:
+            outcome, message = "stopped", str(error)
+            raise
+        except RobotError as error:
+            message = str(error)
+            raise
+        except Exception as error:  # reported like a run's unexpected failure, never a bare 500
+            message = f"internal error: {type(error).__name__}: {error}"
+            raise RobotError(message) from None
+        finally:
+            seconds = round(time.perf_counter() - started, 4)
+            self.bus.publish("jog", None, command=command, outcome=outcome, message=message, seconds=seconds)
+            with self._lock:
+                self.jogging = None
+        return {"command": command, "outcome": outcome, "seconds": seconds}
+
+    def _claim_for_jog(self, command: str) -> None:
+        with self._lock:
+            if self.busy:
+                raise RobotError(f"a run is in progress (run {self.run_id}, {self.phase}): stop it first")
+            if self.jogging is not None:
+                raise RobotError(f"a jog ({self.jogging}) is in progress: wait until it has ended")
+            self._stop.clear()
+            self.jogging = command
+
+    def _jog_on_worker(self, command: str) -> None:
+        """The jog on a step worker; given up on (stop, timeout), the motors are stopped before it returns."""
+        future = self._steps.submit(self.motion.jog, command)
+        try:
+            self._await(future, f"jog {command}", self.settings.execute_margin_s)
+        finally:
+            if not future.done():
+                self.motion.estop()
+                concurrent.futures.wait([future], timeout=_JOG_STOP_WAIT_S)
 
     def status(self) -> dict:
-        return {"phase": self.phase, "run_id": self.run_id, "progress": dict(self.progress)}
+        return {"phase": self.phase, "run_id": self.run_id, "progress": dict(self.progress),
+                "jogging": self.jogging}
 
     def summary(self, run_id: int) -> dict:
         run = self.history.get_run(run_id) or {}
@@ -151,21 +221,25 @@ class Runner:
         self.bus.publish("phase", self.run_id, phase=phase, previous=previous)
 
     def _step(self, name: str, call: Callable, timeout_s: float):
-        """Run one step on a worker thread, honouring the stop flag and the step timeout."""
+        """Run one step of the run on a worker thread and add its time to the run's progress."""
         started = time.perf_counter()
-        future = self._steps.submit(call)
         try:
-            while True:
-                if self._stop.is_set():
-                    raise Stopped("stopped on request")
-                try:
-                    return future.result(timeout=_POLL_S)
-                except concurrent.futures.TimeoutError:
-                    if time.perf_counter() - started > timeout_s:
-                        raise RobotError(f"{name} took longer than its {timeout_s:.1f} s timeout") from None
+            return self._await(self._steps.submit(call), name, timeout_s)
         finally:
             steps = self.progress["steps"]
             steps[name] = round(steps.get(name, 0.0) + time.perf_counter() - started, 4)
+
+    def _await(self, future: concurrent.futures.Future, name: str, timeout_s: float):
+        """The result of work on a step worker, honouring the stop flag and the timeout."""
+        started = time.perf_counter()
+        while True:
+            if self._stop.is_set():
+                raise Stopped("stopped on request")
+            try:
+                return future.result(timeout=_POLL_S)
+            except concurrent.futures.TimeoutError:
+                if time.perf_counter() - started > timeout_s:
+                    raise RobotError(f"{name} took longer than its {timeout_s:.1f} s timeout") from None
 
     def _run(self, run_id: int, prepare: Callable[[], dict] | None) -> None:
         outcome, message = "done", None
@@ -262,4 +336,4 @@ def _solver_name(solution: solver.Solution) -> str:
     return "pocket-table" if solution.puzzle == 2 else solution.details.get("solver", "neural-astar")
 
 
-__all__ = ["PHASES", "Runner", "RunSettings", "ScanResult", "Stopped", "is_solved"]
+__all__ = ["PHASES", "Jogging", "Runner", "RunSettings", "ScanResult", "Stopped", "is_solved"]

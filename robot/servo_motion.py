@@ -12,6 +12,9 @@ end-point and the cover), op by op; the rig's planner starts from there.
 After an emergency stop the servos are switched off wherever they were:
 ``ready()`` puts them back to a known place (cover open, spinner at its
 last end-point) before anything else moves.
+
+``jog`` does one op on its own (a builder checking a new rig), after
+checking it can be done from where the servos are.
 """
 
 from __future__ import annotations
@@ -21,9 +24,15 @@ from typing import Callable, Sequence
 from firmware_interface import LinkError
 
 from .errors import RobotError
-from .flipspin.pose import OPEN, Op, Pose
+from .flipspin.pose import HOLD, OPEN, SPINNER, Op, Pose
 from .motion import MotionOverLink, describe_fault
 from .run import Stopped
+
+
+JOG_OPS = {op.text: op for op in (Op("flip"), Op("hold"), Op("release"),
+                                  *(Op(kind, q) for kind in ("spin", "turn") for q in (1, -1, 2, -2)))}
+# the cover each op starts from: spins and flips move the whole cube, turns need the upper layers held
+_COVER_NEEDED = {"flip": OPEN, "hold": OPEN, "spin": OPEN, "release": HOLD, "turn": HOLD}
 
 
 class ServoMotion(MotionOverLink):
@@ -101,5 +110,50 @@ class ServoMotion(MotionOverLink):
             self.do(step.ops)
             on_done(index)
 
+    def jog(self, command: str) -> None:
+        """One op by its text (``"spin+1"``, ``"hold"``, ...), checked against where the servos are."""
+        op = JOG_OPS.get(command.strip())
+        if op is None:
+            raise RobotError(f"jog {command!r}: not an op of the flip/spin rig; give one of {', '.join(JOG_OPS)}")
+        self._stopping.clear()
+        self.ready()
+        self._check_jog(op)
+        before = Pose(self.rig.pose.orientation, self.spinner, self.cover)
+        self.do([op])
+        self.rig.reset(before.apply(op))     # the planner's next run starts from where the servos are
+
+    def _check_jog(self, op: Op) -> None:
+        kind, quarters = op
+        needed = _COVER_NEEDED[kind]
+        if kind in ("hold", "release") and self.cover != needed:
+            raise RobotError(f"{op.text}: the cover is already {'at hold' if self.cover == HOLD else 'open'}")
+        if self.cover != needed:
+            first = "release" if needed == OPEN else "hold"
+            raise RobotError(f"{op.text}: needs the cover {_cover_words(needed)}, it is "
+                             f"{_cover_words(self.cover)}; {first} first")
+        if kind in ("spin", "turn") and self.spinner + quarters not in SPINNER:
+            raise RobotError(f"{op.text}: {_spinner_limit(self.spinner, quarters)}; "
+                             f"{' or '.join(_spinner_options(kind, self.spinner))} instead")
+
+    def jog_commands(self) -> list[str]:
+        return list(JOG_OPS)
+
     def status(self) -> dict:
         return {**self.link.status(), "spinner": self.spinner, "cover": self.cover}
+
+
+def _cover_words(cover: str) -> str:
+    return "at hold (holding the upper layers)" if cover == HOLD else "open"
+
+
+def _spinner_limit(spinner: int, quarters: int) -> str:
+    room = max(SPINNER) - spinner if quarters > 0 else spinner - min(SPINNER)
+    at = f"the spinner is at {spinner:+d}" if spinner else "the spinner is at home (0)"
+    if room == 0:
+        return f"{at} and cannot turn further that way"
+    return f"{at} and can turn only {room} quarter turn that way (it stays within -1..+1)"
+
+
+def _spinner_options(kind: str, spinner: int) -> list[str]:
+    """The spins (or turns) the spinner can make from ``spinner``, nearest first."""
+    return [Op(kind, q).text for q in (1, -1, 2, -2) if spinner + q in SPINNER]

@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from .config import Section
@@ -86,6 +86,12 @@ class RunRequest(BaseModel):
     moves: int | None = Field(default=None, ge=0, le=1000, description="scramble with this many random moves")
 
 
+class JogRequest(BaseModel):
+    """``POST /api/jog``: one move between runs, as ``/api/status`` lists them under ``jog``."""
+    model_config = ConfigDict(extra="forbid")
+    command: str = Field(min_length=1, max_length=40, description="a face turn (\"R'\") or a flip/spin op (\"spin+1\")")
+
+
 class Client:
     """One WebSocket client: its bounded event queue and whether it fell behind."""
 
@@ -109,7 +115,8 @@ class Broadcaster:
     def _fan_out(self, event: dict) -> None:
         if event["kind"] == "phase" and event["data"].get("phase") == "scanning":
             self.run_events = []
-        self.run_events.append(event)
+        if event.get("run_id") is not None:   # a jog between runs is no part of the run's backlog
+            self.run_events.append(event)
         for client in list(self.clients):
             try:
                 client.queue.put_nowait(event)
@@ -175,10 +182,15 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         options = request.model_dump(exclude_none=True) if request else {}
         return {"run_id": daemon.start_run(**options)}
 
+    @app.post("/api/jog", dependencies=[Depends(require_key)])
+    def jog(request: JogRequest) -> dict:
+        return daemon.jog(request.command)
+
     @app.post("/api/stop")
     def stop() -> dict:
+        jogging = daemon.runner.jogging
         daemon.stop("stop from the dashboard")
-        return {"stopped": True, "phase": daemon.runner.phase}
+        return {"stopped": True, "phase": daemon.runner.phase, "jogging": jogging}
 
     @app.get("/api/runs")
     def runs(limit: int = Query(20, ge=1, le=500), offset: int = Query(0, ge=0),

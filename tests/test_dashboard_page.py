@@ -17,8 +17,13 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.responses import PlainTextResponse
 
+import solver
+
 from robot.daemon import Daemon
+from robot.errors import RobotError
+from robot.motion import parse_jog
 from robot.web import STATIC_DIR, WebSettings, create_app
+from solver.notation import MOVE_NAMES
 
 from robot_doubles import KEY, make_daemon, wait_done
 
@@ -395,8 +400,6 @@ NET_GEOMETRY = """async ([state, confidence]) => {
 
 @pytest.mark.parametrize("n", [3, 2])
 def test_net_layout_and_low_confidence_marks(serve, page, n):
-    import solver
-
     server = serve()
     page.goto(server.url)
     state = solver.scramble(n, seed=3)["state"]
@@ -511,6 +514,53 @@ def test_stickers_scanned_with_low_confidence_are_marked(serve, page):
     assert "1 sticker in doubt" in page.inner_text("#log")
 
 
+def teach_jog(daemon):
+    """Give the test daemon's virtual rig the 18 face-turn jogs; ``B2`` fails as a stalled motor would."""
+    rig = daemon.runner.motion
+
+    def jog(command):
+        if command == "B2":
+            raise RobotError("a motor stalled: motor B stalled")
+        rig.state = solver.apply(rig.state, MOVE_NAMES[parse_jog(command)])
+
+    rig.jog = jog
+    rig.jog_commands = lambda: [MOVE_NAMES[3 * face + turns] for face in range(6) for turns in (0, 2, 1)]
+    return rig
+
+
+def test_jog_buttons_move_the_rig_and_wait_while_a_run_goes(serve, page):
+    server = serve(turn_s=0.3)
+    rig = teach_jog(server.daemon)
+    open_dashboard(page, server.url)
+    buttons = page.locator("#jog-buttons button")
+    assert page.is_visible("#jog-card") and buttons.count() == 18
+    assert page.get_attribute("#jog-buttons", "data-layout") == "faces"
+    assert buttons.all_inner_texts()[3:6] == ["R", "R'", "R2"]
+    assert buttons.nth(4).get_attribute("aria-label") == "R': turn the R face a quarter turn counter-clockwise"
+    before = rig.state
+    page.click('#jog-buttons button[data-command="R\'"]')
+    page.wait_for_selector('#messages [data-id="jog"]')
+    assert page.inner_text('#messages [data-id="jog"]').startswith("Jog R': done")
+    assert rig.state == solver.apply(before, "R'")
+
+    page.click('#jog-buttons button[data-command="B2"]')
+    page.wait_for_selector('#messages .message.error[data-id="jog"]')
+    assert "Jog B2 failed: a motor stalled" in page.inner_text('#messages [data-id="jog"]')
+
+    start_from_page(page, "2", seed="4")
+    page.wait_for_selector('#phase[data-phase="executing"]', timeout=60_000)
+    assert page.is_disabled('#jog-buttons button[data-command="R"]')
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    assert page.is_enabled('#jog-buttons button[data-command="R"]')
+    assert [p for p in page.problems if "status of 400" not in p] == []     # the browser logs B2's 400
+
+
+def test_no_jog_panel_when_the_rig_cannot_jog(serve, page):
+    server = serve()
+    open_dashboard(page, server.url)
+    assert page.is_hidden("#jog-card") and page.locator("#jog-buttons button").count() == 0
+
+
 def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
     """The real thing: ``robotd --sim`` in its own process, simulated firmware on a pty, rendered cameras."""
     import subprocess
@@ -534,6 +584,13 @@ def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
                 assert time.time() < deadline, "robotd --sim did not start listening"
                 time.sleep(0.1)
         check_a_run_from_the_page(page, url, tmp_path)
+        page.click("#tab-run")
+        assert page.locator("#jog-buttons button").count() == 18
+        before = page.request.get(url + "api/status").json()["simulation"]["cube"]
+        page.click('#jog-buttons button[data-command="R"]')
+        page.wait_for_selector('#messages [data-id="jog"]')
+        assert page.inner_text('#messages [data-id="jog"]').startswith("Jog R: done")
+        assert page.request.get(url + "api/status").json()["simulation"]["cube"] == solver.apply(before, "R")
         assert not page.problems, page.problems
     finally:
         process.terminate()

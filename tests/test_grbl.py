@@ -357,3 +357,22 @@ def test_estop_stops_motion_then_clear_and_a_new_plan_work(rig):
     link.set_speed(20).wait(1)
     link.plan([("U", 1), (("F", 1), ("B", 1))])[-1].wait(2)
     assert sim.cube == apply(SOLVED, "L U F B")
+
+
+def test_a_face_beside_the_turning_one_moving_too_is_a_fault(rig):
+    """A garbled line that turns F while R turns: no later line can undo that, so the move fails and says so."""
+    sim, link = rig()
+    ready(link)
+    sim.mangle_next("G1 Y90", "G1 Z45 Y90")
+    with pytest.raises(DeviceFault) as caught:
+        link.turn("R", 1).wait(5)
+    assert caught.value.code == "STRAY" and "F turned during" in str(caught.value)
+
+
+def test_the_opposite_face_moving_too_is_put_back(rig):
+    """L moving with R jams nothing: it is turned back and the move goes on."""
+    sim, link = rig()
+    ready(link)
+    sim.mangle_next("G1 Y90", "G1 B180 Y90")
+    link.turn("R", 1).wait(5)
+    assert sim.cube == apply(SOLVED, "R")

@@ -6,9 +6,12 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
+import solver
 from robot.config import Config
 from robot.errors import ConfigError
+from robot.motion import parse_jog
 from robot.web import Broadcaster, WebSettings, create_app, web_settings
+from solver.notation import MOVE_NAMES
 
 from robot_doubles import KEY, make_daemon, wait_done
 
@@ -16,6 +19,27 @@ from robot_doubles import KEY, make_daemon, wait_done
 @pytest.fixture
 def client(tmp_path):
     daemon = make_daemon(tmp_path)
+    with TestClient(create_app(daemon, WebSettings())) as client:
+        client.daemon = daemon
+        yield client
+    daemon.close()
+
+
+def jogging_daemon(tmp_path, turn_s=0.0):
+    """The test daemon, its virtual rig taught to jog one face turn (as ``LinkMotion.jog`` checks them)."""
+    daemon = make_daemon(tmp_path, turn_s=turn_s)
+    rig = daemon.runner.motion
+
+    def jog(command):
+        rig.state = solver.apply(rig.state, MOVE_NAMES[parse_jog(command)])
+
+    rig.jog, rig.jog_commands = jog, lambda: ["R", "R'", "R2"]
+    return daemon
+
+
+@pytest.fixture
+def jog_client(tmp_path):
+    daemon = jogging_daemon(tmp_path)
     with TestClient(create_app(daemon, WebSettings())) as client:
         client.daemon = daemon
         yield client
@@ -103,3 +127,57 @@ def test_a_slow_client_is_dropped_and_the_others_get_everything():
     slow, fast, received, broadcaster = asyncio.run(scenario())
     assert slow.too_slow and slow not in broadcaster.clients
     assert not fast.too_slow and received == list(range(1, 51))
+
+
+def test_jog_one_face_turn(jog_client):
+    rig = jog_client.daemon.runner.motion
+    before = rig.state
+    assert jog_client.get("/api/status").json()["jog"] == ["R", "R'", "R2"]
+    with jog_client.websocket_connect("/ws") as socket:
+        assert socket.receive_json()["kind"] == "snapshot"
+        reply = jog_client.post("/api/jog", json={"command": "R'"})
+        assert reply.status_code == 200
+        assert reply.json()["command"] == "R'" and reply.json()["outcome"] == "done"
+        event = socket.receive_json()
+    assert event["kind"] == "jog" and event["run_id"] is None and event["data"]["command"] == "R'"
+    assert rig.state == solver.apply(before, "R'")
+
+
+def test_bad_jogs_get_readable_4xx(jog_client):
+    reply = jog_client.post("/api/jog", json={"command": "R U"})
+    assert reply.status_code == 400 and "'R U': 2 moves; give one face turn" in reply.json()["detail"]
+    for body, words in (({}, "command: Field required"), ({"command": "R", "speed": 2}, "speed: Extra inputs"),
+                        ({"command": 3}, "command:"), ({"command": ""}, "command:")):
+        reply = jog_client.post("/api/jog", json=body)
+        assert reply.status_code == 422 and words in reply.json()["detail"], body
+    assert jog_client.post("/api/jog", content=b"R", headers={"Content-Type": "text/plain"}).status_code == 422
+
+
+def test_a_jog_during_a_run_is_409(tmp_path):
+    daemon = jogging_daemon(tmp_path, turn_s=0.5)
+    with TestClient(create_app(daemon, WebSettings())) as client:
+        run_id = client.post("/api/runs", json={"seed": 3}).json()["run_id"]
+        reply = client.post("/api/jog", json={"command": "R"})
+        assert reply.status_code == 409
+        assert reply.json()["detail"].startswith(f"a run is in progress (run {run_id}, ")
+        assert reply.json()["detail"].endswith("stop it first")
+        client.post("/api/stop")
+        wait_done(daemon)
+    daemon.close()
+
+
+def test_jog_needs_the_key_when_bound_to_the_network(tmp_path):
+    daemon = jogging_daemon(tmp_path)
+    body = {"command": "R"}
+    with TestClient(create_app(daemon, WebSettings(host="0.0.0.0", api_key=KEY))) as client:
+        assert client.post("/api/jog", json=body).status_code == 401
+        assert client.post("/api/jog", json=body, headers={"X-Api-Key": "wrong-key-here"}).status_code == 401
+        assert client.post("/api/jog", json=body, headers={"X-Api-Key": KEY}).status_code == 200
+        assert client.post("/api/jog", json=body, headers={"Authorization": f"Bearer {KEY}"}).status_code == 200
+    daemon.close()
+
+
+def test_a_rig_that_cannot_jog_lists_no_commands(client):
+    assert client.get("/api/status").json()["jog"] == []
+    reply = client.post("/api/jog", json={"command": "R"})
+    assert reply.status_code == 400 and reply.json()["detail"] == "this rig's motion cannot jog"

@@ -92,6 +92,7 @@ const calibrationView = new CalibrationView({
 function onPhase(phase, event, live) {
   const busy = runView.busy;
   byId("start").disabled = busy;
+  updateJogButtons();
   byId("stop").classList.toggle("armed", busy);
   if (!live) return;
   if (phase === "scanning") {
@@ -125,7 +126,8 @@ function showMachine(status) {
     rows.push([`Link ${key.replaceAll("_", " ")}`, plainValue(value)]);
   }
   rows.push(["Cameras", status.camera_ok ? "ok" : "a camera has a problem"]);
-  rows.push(["API key", status.auth_required ? "needed to start runs or change calibration" : "not needed (local only)"]);
+  rows.push(["API key", status.auth_required ? "needed to start runs, jog or change calibration"
+    : "not needed (local only)"]);
   list.replaceChildren(...rows.map(([name, value]) => {
     const div = document.createElement("div");
     const dt = document.createElement("dt");
@@ -160,6 +162,7 @@ function cameraStreams(restart = false) {
 function applyStatus(status) {
   page.status = status;
   byId("sim-options").hidden = status.mode !== "sim";
+  showJog(status.jog || []);
   showMachine(status);
   if (cameraView.show(status.cameras || []) && loaded.has("calibration")) {
     calibrationView.load(); // its frames depend on which cameras are open
@@ -219,10 +222,79 @@ async function startRun(event) {
 async function stopRobot() {
   try {
     const reply = await api("api/stop", {method: "POST"});
-    const text = BUSY_PHASES.includes(reply.phase) ? "Stop sent: the run is stopping." : "Stop sent (nothing was running).";
+    let text = BUSY_PHASES.includes(reply.phase) ? "Stop sent: the run is stopping." : "Stop sent (nothing was running).";
+    if (reply.jogging) text = `Stop sent: the jog ${reply.jogging} is stopping.`;
     showMessage("stop", "info", text, {autoHideMs: 4000});
   } catch (error) {
     showMessage("stop", "error", `Stop failed: ${error.message}`);
+  }
+}
+
+// ---- jog: one move at a time between runs ----
+
+const FACE_TURN = /^([URFDLB])(['2]?)$/;
+const jog = {shown: "", pending: null};
+
+/** What a jog button does, in words (its title, and its accessible name after the command). */
+function describeJog(command) {
+  const face = FACE_TURN.exec(command);
+  if (face) {
+    const how = {"": "a quarter turn clockwise", "'": "a quarter turn counter-clockwise", 2: "a half turn"}[face[2]];
+    return `turn the ${face[1]} face ${how}`;
+  }
+  const op = /^(spin|turn)([+-])([12])$/.exec(command);
+  if (op) {
+    const what = op[1] === "spin" ? "the whole cube" : "the bottom layer";
+    const way = op[2] === "+" ? "clockwise" : "counter-clockwise";
+    return `turn ${what} ${op[3] === "1" ? "a quarter turn" : "a half turn"} ${way}, seen from below`;
+  }
+  return {flip: "tip the cube over", hold: "close the cover on the upper layers", release: "open the cover"}[command]
+    || command;
+}
+
+function jogButton(command) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = command;
+  button.dataset.command = command;
+  button.title = describeJog(command);
+  button.setAttribute("aria-label", `${command}: ${describeJog(command)}`);
+  button.addEventListener("click", () => jogRig(command));
+  return button;
+}
+
+/** One button per command robotd accepts; rebuilt only when the list changes (keeps the focus). */
+function showJog(commands) {
+  const key = JSON.stringify(commands);
+  if (key === jog.shown) return;
+  jog.shown = key;
+  const box = byId("jog-buttons");
+  box.dataset.layout = commands.every((c) => FACE_TURN.test(c)) ? "faces" : "ops";
+  box.replaceChildren(...commands.map(jogButton));
+  byId("jog-card").hidden = commands.length === 0;
+  updateJogButtons();
+}
+
+function updateJogButtons() {
+  const busy = runView.busy;
+  for (const button of byId("jog-buttons").querySelectorAll("button")) button.disabled = busy;
+  // while a jog is under way the buttons stay enabled (and focused): further clicks are ignored
+  byId("jog-buttons").setAttribute("aria-busy", String(jog.pending !== null));
+}
+
+async function jogRig(command) {
+  if (jog.pending !== null || runView.busy) return;
+  jog.pending = command;
+  updateJogButtons();
+  try {
+    const reply = await api("api/jog", {method: "POST", body: {command}});
+    showMessage("jog", "info", `Jog ${command}: done in ${duration(reply.seconds)}.`, {autoHideMs: 4000});
+    pollStatus(); // the machine panel shows where the rig is now
+  } catch (error) {
+    showMessage("jog", "error", `Jog ${command} failed: ${error.message}`);
+  } finally {
+    jog.pending = null;
+    updateJogButtons();
   }
 }
 
@@ -286,6 +358,7 @@ const socket = new LiveSocket({
   },
   onEvent(event) {
     noteServerTime(event.t);
+    if (event.run_id === null || event.run_id === undefined) return; // a jog's events: its reply tells the outcome
     runView.apply(event, true);
   },
 });
