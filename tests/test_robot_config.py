@@ -44,7 +44,7 @@ def test_unknown_section(tmp_path):
     ("[rig]\nquarter_turn_s = 'fast'\n", r"line 2: \[rig\] quarter_turn_s: must be a number, not 'fast'"),
     ("[rig]\nquarter_turn_s = -1\n", r"line 2: \[rig\] quarter_turn_s: must be more than 0"),
     ("[rig]\nsimultaneous_opposite = 1\n", r"simultaneous_opposite: must be true or false"),
-    ("[rig]\nkind = 'delta'\n", r"kind: must be one of six-axis; got 'delta'"),
+    ("[rig]\nkind = 'delta'\n", r"kind: must be one of six-axis, flip-spin; got 'delta'"),
     ("[rig.motors]\nU = 'U'\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'L'\n", r"motors: two faces share a motor"),
     ("[rig.motors]\nU = 'U'\nR = 'R'\n", r"motors: needs all six faces; missing F, D, L, B"),
     ("[rig.motors]\nU = 1\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'B'\n", r"line 2: \[rig.motors\] U: must be a motor name"),
