@@ -47,5 +47,5 @@ class TurningScan:
             images[f"scan{k + 1}"] = self._frame()
         if (self.motion.spinner, self.motion.cover) != (plan.end.spinner, plan.end.cover):
             raise RobotError("the scan did not end where it was planned to: the servos are out of step")
-        self.rig.reset(plan.end)
+        self.rig.reset(plan.end, size=self._size())
         return images

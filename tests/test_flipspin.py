@@ -10,11 +10,14 @@ import pytest
 import solver
 from robot.config import Config
 from robot.errors import ConfigError, RobotError
+from firmware_interface.flipspin_mechanism import FlipSpinMechanism
 from robot.rig import estimate_s
 from robot.flipspin import (HOME, ORIENTATIONS, FlipSpinRig, FlipSpinTiming, Op, Pose, flip_spin_from_config,
-                            plan_naive, plan_optimal, plan_scan, scan_view_config)
+                            plan_naive, plan_optimal, plan_scan, rig_solution, scan_view_config)
 from robot.flipspin.planner import axis_runs
 from robot.flipspin.pose import HOLD, OPEN
+from robot.flipspin.suited import renamed, seen_as
+from solver.cubie import from_facelets, solved_facelets
 from solver.geometry import FACES, OPPOSITE, cube_rotation_permutation, face_turn_permutation
 from solver.notation import format_moves, move_face, move_turns
 from vision.views import face_corner_names
@@ -178,17 +181,23 @@ def test_optimal_is_never_slower_than_naive(timing):
         assert sum(s.seconds for s in fast) <= sum(s.seconds for s in slow) + 1e-9
 
 
-def _brute_force(moves, start, timing):
+def _brute_force(moves, start, timing, either_layer=False):
     """Cheapest cost over every reordering of commuting runs, by a plain search over (pose, moves done, quarters)."""
     best = None
     for order in itertools.product(*[list(itertools.permutations(run)) for run in axis_runs(moves)]):
         order = [m for run in order for m in run]
-        cost = _search(order, start, timing)
+        cost = _search(order, start, timing, either_layer)
         best = cost if best is None else min(best, cost)
     return best
 
 
-def _search(moves, start, timing):
+def _carried(pose, op):
+    """A held turn made as a move of the top face (2x2x2): the frame turns with the base, as a spin would."""
+    spun = pose.apply(Op("release")).apply(Op("spin", op.quarters))
+    return Pose(spun.orientation, spun.spinner, HOLD)
+
+
+def _search(moves, start, timing, either_layer=False):
     seen, heap = {}, [(0, start, 0, 0)]
     while heap:
         cost, pose, done, quarters = heapq.heappop(heap)
@@ -205,7 +214,10 @@ def _search(moves, start, timing):
                 continue
             nxt_done, nxt_quarters = done, quarters
             if op.kind == "turn":
-                if done == len(moves) or pose.bottom != FACES[move_face(moves[done])]:
+                face = None if done == len(moves) else FACES[move_face(moves[done])]
+                if either_layer and pose.cube_face("U") == face:
+                    after = _carried(pose, op)
+                elif pose.bottom != face:
                     continue
                 nxt_quarters = (quarters + op.quarters) % 4
                 if nxt_quarters == move_turns(moves[done]):
@@ -226,6 +238,75 @@ def test_optimal_matches_brute_force_on_short_sequences(timing):
     for moves, start in cases:
         steps, _ = plan_optimal(moves, start, timing)
         assert sum(timing.cost(op) for step in steps for op in step.ops) == _brute_force(moves, start, timing)
+
+
+def on_mechanism(n, world_state, start, ops):
+    """The world-frame cube after ``ops`` on firmware_interface's simulated servos, from ``start``."""
+    mech = FlipSpinMechanism("".join(world_state), size=n)
+    at = {"spin": start.spinner, "cover": start.cover}
+    mech.servo_moved({mech.channels[s]: mech.end_points[s][p] for s, p in at.items()}, 0.0)
+    for kind, q in ops:
+        if kind == "flip":
+            points = [("cover", "flip"), ("cover", OPEN)]
+        elif kind in ("hold", "release"):
+            points = [("cover", HOLD if kind == "hold" else OPEN)]
+        else:
+            at["spin"] += q
+            points = [("spin", at["spin"])]
+        for servo, point in points:
+            mech.servo_moved({mech.channels[servo]: mech.end_points[servo][point]}, 0.0)
+    assert mech.jammed is None
+    return mech.cube
+
+
+def test_on_a_2x2_a_face_turn_is_the_opposite_turn_and_a_rotation():
+    for face in FACES:  # X = (whole cube turned like X) then the opposite face turned its own way
+        rotate, opposite = cube_rotation_permutation(face, 2), face_turn_permutation(OPPOSITE[face], 2)
+        assert (face_turn_permutation(face, 2) == rotate[opposite]).all()
+    assert not (face_turn_permutation("U", 3) == cube_rotation_permutation("U", 3)[face_turn_permutation("D", 3)]).all()
+
+
+def test_either_layer_plans_replay_on_the_mechanism():
+    rng = np.random.default_rng(22)
+    opposite_turns = 0
+    for k in range(16):
+        timing = FlipSpinTiming(half_spins=bool(k % 2))
+        state = solver.scramble(2, seed=k, length=15)["state"]
+        moves = solver.solve(state).moves if k % 4 == 0 else _random_moves(rng, 2, int(rng.integers(1, 20)))
+        start = random_pose(rng)
+        steps, end = plan_optimal(moves, start, timing, either_layer=True)
+        assert len(steps) == len(moves) and end.cover == OPEN
+        world = on_mechanism(2, np.array(list(state))[ROTATIONS[2][start.faces]], start,
+                             [op for step in steps for op in step.ops])
+        expected = np.array(list(solver.apply(state, format_moves(moves))))
+        turned = [faces for faces, perm in ROTATIONS[2].items() if "".join(expected[perm]) == world]
+        assert end.faces in turned  # the solver's cube, up to a whole-cube turn, and the pose says which
+        opposite_turns += _opposite_turns(steps, start)
+        fixed, _ = plan_optimal(moves, start, timing)
+        assert sum(s.seconds for s in steps) <= sum(s.seconds for s in fixed) + 1e-9
+    assert opposite_turns > 0
+
+
+def _opposite_turns(steps, start):
+    """How many layer turns turned the face opposite the step's move."""
+    count, pose = 0, start
+    for step in steps:
+        for op in step.ops:
+            opposite = op.kind == "turn" and pose.cube_face("U") == FACES[move_face(step.moves[0])]
+            count += opposite
+            pose = _carried(pose, op) if opposite else pose.apply(op)
+    return count
+
+
+def test_either_layer_matches_brute_force_on_short_sequences():
+    rng = np.random.default_rng(8)
+    timing = FlipSpinTiming()
+    cases = [([0], HOME), ([3, 10], Pose(5, 1, HOLD))]
+    cases += [(_random_moves(rng, 2, int(rng.integers(1, 5))), random_pose(rng)) for _ in range(8)]
+    for moves, start in cases:
+        steps, _ = plan_optimal(moves, start, timing, either_layer=True)
+        cost = sum(timing.cost(op) for step in steps for op in step.ops)
+        assert cost == _brute_force(moves, start, timing, either_layer=True)
 
 
 def test_a_slow_half_turn_is_split_when_that_is_quicker():
@@ -294,6 +375,59 @@ def test_rig_plans_continue_from_where_the_cube_is():
     assert estimate_s(steps) == pytest.approx(sum(step.seconds for step in steps))  # the Runner's duck type
     assert rig.status()["pose"] == {"faces": end.faces, "spinner": end.spinner, "cover": end.cover}
     assert rig.plan([]) == [] and rig.pose == end
+
+
+def test_rig_turns_either_layer_once_told_the_cube_is_a_2x2():
+    rig = FlipSpinRig()
+    moves = [0, 5, 1, 4, 7, 2, 3]
+    assert rig.size == 3 and not rig.either_layer and rig.preview(moves) == plan_optimal(moves, HOME, rig.timing)
+    rig.reset(HOME, size=2)
+    assert rig.either_layer and rig.status()["size"] == 2
+    expected = plan_optimal(moves, HOME, rig.timing, either_layer=True)
+    assert rig.preview(moves) == expected and rig.pose == HOME  # a preview leaves the pose
+    assert rig.plan(moves) == expected[0] and rig.pose == expected[1]
+    rig.reset(HOME)
+    assert rig.size == 2  # kept until told otherwise
+    with pytest.raises(RobotError, match="not size 4"):
+        rig.reset(HOME, size=4)
+    assert not FlipSpinRig(planner="naive", size=2).either_layer
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_rotated_view_and_its_renamed_moves_agree(n):
+    state = solver.scramble(n, seed=5)["state"]
+    moves = [0, 4, 8, 11, 15, 16]
+    for faces in ORIENTATIONS:
+        view = seen_as(state, faces)
+        assert sorted(view) == sorted(state)
+        assert seen_as(solver.apply(state, format_moves(renamed(moves, faces))), faces) == \
+            solver.apply(view, format_moves(moves))
+
+
+def _rig_seconds(rig, moves):
+    return sum(step.seconds for step in rig.preview(moves)[0])
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_rig_solution_is_a_solution_and_the_quickest_of_its_candidates(n):
+    rig = FlipSpinRig(pose=Pose(7, 1, OPEN), size=n)
+    state = solver.scramble(n, seed=11)["state"]
+    scrambled = solver.notation.parse_moves(solver.scramble(n, seed=11)["scramble"])
+    first = solver.solve(state).moves if n == 2 else solver.notation.inverse_moves(scrambled)
+    chosen = rig_solution(state, rig, candidates=4 if n == 3 else 24, budget_s=5.0, first=first, max_length=22)
+    assert from_facelets(solver.apply(state, format_moves(chosen.moves))).is_solved()
+    assert rig.pose == Pose(7, 1, OPEN)  # choosing plans nothing for real
+    assert chosen.seconds == pytest.approx(_rig_seconds(rig, chosen.moves))
+    assert chosen.seconds <= _rig_seconds(rig, first) + 1e-9 and chosen.candidates >= 2
+    assert chosen.robot_moves == sum(step.robot_moves for step in rig.preview(chosen.moves)[0])
+
+
+def test_rig_solution_refuses_bad_states_and_an_empty_choice():
+    with pytest.raises(solver.InvalidState):
+        rig_solution("U" * 54, FlipSpinRig())
+    with pytest.raises(RobotError, match="no solution found"):
+        rig_solution(solver.scramble(3, seed=1)["state"], FlipSpinRig(), budget_s=0.0)
+    assert rig_solution(solved_facelets(3), FlipSpinRig()).moves == ()
 
 
 @pytest.mark.parametrize("options, message", [

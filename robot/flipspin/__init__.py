@@ -5,7 +5,8 @@ the bottom layer; a lever ("flip") tips the cube over. Every solver move
 needs its face brought onto the base first, so how the cube is re-posed
 between moves decides the robot's speed: ``planner`` finds the quickest
 plan, ``naive`` is the one-move-at-a-time baseline, ``scan`` shows the six
-faces to the camera.
+faces to the camera, ``suited`` picks among equivalent solutions the one
+the rig performs quickest.
 """
 
 from .naive import plan_naive
@@ -14,8 +15,9 @@ from .pose import HOME, ORIENTATIONS, Op, Pose, ops_text
 from .rig import FlipSpinRig, flip_spin_from_config
 from .scan import Capture, ScanPlan, plan_scan, scan_view_config, scan_view_dict
 from .steps import RigStep
+from .suited import RigSolution, rig_solution
 from .timing import FlipSpinTiming, timing_from_config
 
-__all__ = ["Capture", "FlipSpinRig", "FlipSpinTiming", "HOME", "ORIENTATIONS", "Op", "Pose", "RigStep",
-           "ScanPlan", "flip_spin_from_config", "ops_text", "plan_naive", "plan_optimal", "plan_scan",
-           "scan_view_config", "scan_view_dict", "timing_from_config"]
+__all__ = ["Capture", "FlipSpinRig", "FlipSpinTiming", "HOME", "ORIENTATIONS", "Op", "Pose", "RigSolution",
+           "RigStep", "ScanPlan", "flip_spin_from_config", "ops_text", "plan_naive", "plan_optimal", "plan_scan",
+           "rig_solution", "scan_view_config", "scan_view_dict", "timing_from_config"]

@@ -12,6 +12,14 @@ row, or two quarter turns with a re-grip between, whichever is quicker.
 Costs are time first and robot moves second, in whole microseconds, so
 ties are exact.
 
+On a 2x2x2 (``either_layer``) a move may also be made by turning the
+opposite layer: with cube face X on top and its opposite on the spinner,
+``turn q`` leaves the cube as X^q would, seen in a frame turned q quarter
+turns clockwise from below, the same as ``spin q`` turns it (the held part
+with X's layer stays, the rest of the cube turns with the base). So that
+turn counts towards the move and carries the pose's orientation along
+(``carried_turn``). A 3x3x3's centres would show the difference.
+
 Moves on one axis commute (``U D = D U``): each run of such moves is
 planned in every order and, for every pose it can end in, the cheapest
 order is kept, so the choice is made with the rest of the plan in view.
@@ -30,7 +38,7 @@ from solver.geometry import FACES
 from solver.notation import move_face, move_turns
 
 from ..errors import RobotError
-from .pose import HOLD, N_STATES, Op, Pose, free_ops, turn_ops
+from .pose import HOLD, N_STATES, SPIN_TABLE, Op, Pose, free_ops, turn_ops
 from .steps import RigStep, make_step, with_tail
 from .timing import FlipSpinTiming
 
@@ -42,19 +50,33 @@ MAX_ORDERED_RUN = 4  # longer runs on one axis (never in a simplified solution) 
 class _Graph:
     free: tuple[tuple[tuple[int, int, Op], ...], ...]  # per pose: (next pose, cost, op)
     turns: tuple[tuple[tuple[int, int, Op], ...], ...]  # per pose: the layer turns, same form
+    carried: tuple[tuple[tuple[int, int, Op], ...], ...]  # per pose: the layer turns as moves of the top face
     bottom: tuple[int, ...]  # per pose: index of the cube face on the spinner
+    top: tuple[int, ...]  # per pose: index of the cube face at world U
+
+
+def carried_turn(pose: Pose, op: Op) -> Pose:
+    """The pose after ``op`` (a ``turn``) made as a move of the top face: the frame turns with the base.
+
+    On a 2x2x2, ``turn q`` with cube face X on top is X^q in this pose's
+    frame (see the module's docstring).
+    """
+    after = pose.apply(op)
+    return after._replace(orientation=int(SPIN_TABLE[pose.orientation, op.quarters % 4]))
 
 
 @lru_cache(maxsize=16)
 def _graph(timing: FlipSpinTiming) -> _Graph:
-    free, turns, bottom = [], [], []
+    free, turns, carried, bottom, top = [], [], [], [], []
     for index in range(N_STATES):
         pose = Pose.from_index(index)
         free.append(tuple((pose.apply(op).index, timing.cost(op), op) for op in free_ops(pose, timing.half_spins)))
-        held = turn_ops(pose.spinner) if pose.cover == HOLD else ()
+        held = tuple(turn_ops(pose.spinner)) if pose.cover == HOLD else ()
         turns.append(tuple((pose.apply(op).index, timing.cost(op), op) for op in held))
+        carried.append(tuple((carried_turn(pose, op).index, timing.cost(op), op) for op in held))
         bottom.append(FACES.index(pose.bottom))
-    return _Graph(tuple(free), tuple(turns), tuple(bottom))
+        top.append(FACES.index(pose.cube_face("U")))
+    return _Graph(tuple(free), tuple(turns), tuple(carried), tuple(bottom), tuple(top))
 
 
 @dataclass
@@ -65,7 +87,7 @@ class _Layer:
     parent: dict  # node -> (previous node, op); sources have none
 
 
-def _layer(graph: _Graph, sources: Costs, move: int | None) -> _Layer:
+def _layer(graph: _Graph, sources: Costs, move: int | None, either_layer: bool = False) -> _Layer:
     face = None if move is None else move_face(move)
     target = 0 if move is None else move_turns(move)
     done_end = target * N_STATES
@@ -81,13 +103,19 @@ def _layer(graph: _Graph, sources: Costs, move: int | None) -> _Layer:
         done, index = divmod(node, N_STATES)
         edges = [(done * N_STATES + after, step, op) for after, step, op in graph.free[index]]
         if graph.bottom[index] == face:
-            edges += [((done + op.quarters) % 4 * N_STATES + after, step, op) for after, step, op in graph.turns[index]]
+            edges += _turn_edges(done, graph.turns[index])
+        elif either_layer and graph.top[index] == face:
+            edges += _turn_edges(done, graph.carried[index])
         for nxt, step, op in edges:
             if nxt not in best or cost + step < best[nxt]:
                 best[nxt], parent[nxt] = cost + step, (node, op)
                 heapq.heappush(heap, (cost + step, nxt))
     ends = [best.get(done_end + index) for index in range(N_STATES)]
     return _Layer(move, ends, parent)
+
+
+def _turn_edges(done: int, turns: tuple[tuple[int, int, Op], ...]) -> list[tuple[int, int, Op]]:
+    return [((done + op.quarters) % 4 * N_STATES + after, step, op) for after, step, op in turns]
 
 
 def _walk(layer: _Layer, node: int) -> tuple[list[Op], int]:
@@ -125,12 +153,14 @@ def check_moves(moves: Sequence[int]) -> list[int]:
     return moves
 
 
-def plan_optimal(moves: Sequence[int], start: Pose,
-                 timing: FlipSpinTiming) -> tuple[list[RigStep], Pose]:
+def plan_optimal(moves: Sequence[int], start: Pose, timing: FlipSpinTiming,
+                 either_layer: bool = False) -> tuple[list[RigStep], Pose]:
     """The quickest plan for ``moves`` from ``start`` (ties: fewer robot moves), and the pose it ends in.
 
     One step per solver move, in the order performed (a run of moves on one
-    axis may be reordered); the end pose has the cover open.
+    axis may be reordered); the end pose has the cover open. ``either_layer``
+    (2x2x2 only) lets a move turn the opposite layer; the end pose's
+    orientation then says where the solver's frame has gone.
     """
     moves = check_moves(moves)
     if not moves:
@@ -144,7 +174,7 @@ def plan_optimal(moves: Sequence[int], start: Pose,
         for order in _orders(run):
             layers, layer_costs = [], costs
             for move in order:
-                layers.append(_layer(graph, layer_costs, move))
+                layers.append(_layer(graph, layer_costs, move, either_layer))
                 layer_costs = layers[-1].ends
             trails.append(layers)
         costs, choice = _cheapest([trail[-1].ends for trail in trails])

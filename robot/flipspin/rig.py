@@ -4,14 +4,20 @@ The rig remembers the pose it leaves the cube in: each ``plan`` and
 ``scan_plan`` starts where the previous one ended. The pose is a plan's
 promise, not a measurement; after an aborted run, ``reset`` it to where the
 cube really is (by default: as scanned, spinner home, cover open).
+
+It also remembers the puzzle size (3 until told otherwise, e.g. by
+``reset(pose, size=2)`` after a scan): a 2x2x2 has no centres, so the
+optimal planner may make a move by turning the opposite layer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from functools import partial
+from typing import Callable, Sequence
 
 from ..config import Section
+from ..errors import RobotError
 from .naive import plan_naive
 from .planner import plan_optimal
 from .pose import HOME, Pose
@@ -20,6 +26,7 @@ from .steps import RigStep
 from .timing import FlipSpinTiming, timing_from_config
 
 PLANNERS = {"optimal": plan_optimal, "naive": plan_naive}
+SIZES = (2, 3)
 
 
 @dataclass
@@ -28,10 +35,25 @@ class FlipSpinRig:
     planner: str = "optimal"
     pose: Pose = HOME
     kind: str = "flip-spin"
+    size: int = 3
+
+    @property
+    def either_layer(self) -> bool:
+        """Whether a move may turn the opposite layer: on a 2x2x2, with the optimal planner."""
+        return self.size == 2 and self.planner == "optimal"
+
+    def _planner(self) -> Callable[[Sequence[int], Pose, FlipSpinTiming], tuple[list[RigStep], Pose]]:
+        if self.either_layer:
+            return partial(plan_optimal, either_layer=True)
+        return PLANNERS[self.planner]
+
+    def preview(self, moves: Sequence[int]) -> tuple[list[RigStep], Pose]:
+        """The plan ``plan`` would make and the pose it would end in; the rig's pose stays."""
+        return self._planner()(moves, self.pose, self.timing)
 
     def plan(self, moves: Sequence[int]) -> list[RigStep]:
         """One step per solver move (a run on one axis may be reordered); the rig's pose moves to its end."""
-        steps, self.pose = PLANNERS[self.planner](moves, self.pose, self.timing)
+        steps, self.pose = self.preview(moves)
         return steps
 
     def scan_plan(self) -> ScanPlan:
@@ -44,11 +66,17 @@ class FlipSpinRig:
         self.pose = scan.end
         return scan
 
-    def reset(self, pose: Pose = HOME) -> None:
+    def reset(self, pose: Pose = HOME, size: int | None = None) -> None:
+        """Where the cube is now; ``size`` (2 or 3), when given, the puzzle on the rig."""
+        if size is not None:
+            if size not in SIZES:
+                raise RobotError(f"the flip/spin rig turns 2x2x2 and 3x3x3 cubes, not size {size!r}")
+            self.size = size
         self.pose = pose
 
     def status(self) -> dict:
-        return {"kind": self.kind, "planner": self.planner, "timing": self.timing.as_dict(),
+        return {"kind": self.kind, "planner": self.planner, "size": self.size, "either_layer": self.either_layer,
+                "timing": self.timing.as_dict(),
                 "pose": {"faces": self.pose.faces, "spinner": self.pose.spinner, "cover": self.pose.cover}}
 
 
