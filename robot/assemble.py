@@ -381,7 +381,8 @@ def check(path) -> list[str]:
     problems = []
     sections = parts.sections
     try:
-        load_view_config(sections["views"])
+        if not sections.get("top_face"):     # a one-camera flip/spin rig has top_face instead of a views file
+            load_view_config(sections["views"])
         if sections["calibration"]:
             load_calibration(sections["calibration"])
     except ScanError as error:

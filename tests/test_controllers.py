@@ -197,3 +197,14 @@ def test_cli_flip_spin_dry_run(tmp_path, capsys):
     assert main(["--config", str(path), "--sim", "--once", "--rig", "flip-spin", "--controller", "maestro",
                  "--puzzle", "2", "--seed", "2"]) == 0
     assert "cube solved" in capsys.readouterr().out
+
+
+def test_check_of_a_flip_spin_rig_reports_camera_and_port_not_a_traceback(tmp_path):
+    path = tmp_path / "robotd.toml"
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[rig]\nkind = "flip-spin"\n[controller]\n'
+                    'kind = "maestro"\n[serial]\nport = "/dev/robotd-no-such-port"\n[vision]\n'
+                    'top_face = [[100, 80], [500, 80], [480, 450], [120, 450]]\n[camera.top]\n'
+                    'device = "/dev/robotd-no-such-camera"\n')
+    problems = assemble.check(path)
+    assert any("robotd-no-such-port" in p for p in problems)
+    assert not any("view" in p for p in problems)
