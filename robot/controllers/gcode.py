@@ -6,7 +6,7 @@
     units_per_quarter = 90.0     # axis units per quarter turn (degrees on a rotary axis)
     feed = 54000.0               # units/min; default: a quarter turn in [rig] quarter_turn_s
     baudrate = 115200
-    buffer = 4                   # marlin: lines in flight (at most BUFSIZE - 1)
+    buffer = 3                   # marlin only: lines in flight (at most BUFSIZE - 1; Marlin's default BUFSIZE is 4)
     [controller.marlin.timing]   # the link's waits, see MarlinTiming / GrblTiming
 
 Motor names are the faces; ``[rig] direction`` flips a motor wired the
@@ -70,7 +70,7 @@ def settings(config: Config, kind: str, rig) -> GcodeSettings:
         dialect=kind, axes=axes, units_per_quarter=units,
         feed=section.get_float("feed", units * 60.0 / rig.quarter_turn_s, above=0, maxval=1e8),
         baudrate=section.get_int("baudrate", 115200, minval=300, maxval=4_000_000),
-        buffer=section.get_int("buffer", 4, minval=1, maxval=64),
+        buffer=section.get_int("buffer", 3, minval=1, maxval=64) if kind == "marlin" else 1,
         timing=timing)
 
 

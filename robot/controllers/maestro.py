@@ -76,7 +76,7 @@ def settings(config: Config, kind: str, rig) -> MaestroSettings:
         raise section.error("cover.channel", f"the spin and cover servos need their own channels; both are "
                             f"{servos['spin'].channel}")
     timing = section.get_table("timing")
-    known = [f.name for f in fields(MaestroTiming) if f.name != "baudrate"]
+    known = [f.name for f in fields(MaestroTiming) if f.name not in ("baudrate", "servo_us_per_ms")]
     for key, value in timing.items():
         if key not in known:
             raise section.error(f"timing.{key}", f"unknown key (known: {', '.join(known)})")
