@@ -114,14 +114,6 @@ class SimulatedGrbl(PtyBoard):
         with self._lock:
             self._boot(time.monotonic())
 
-    def go_silent(self) -> None:
-        with self._lock:
-            self._silent = True
-
-    def close_port(self) -> None:
-        with self._lock:
-            self._close_master()
-
     def send(self, line: str) -> None:
         """Make the board print a line (e.g. an ``ALARM:1`` of its own)."""
         with self._lock:

@@ -104,14 +104,6 @@ class SimulatedMaestro(PtyBoard):
             self._boot()
             self.resets += 1
 
-    def go_silent(self) -> None:
-        with self._lock:
-            self._silent = True
-
-    def close_port(self) -> None:
-        with self._lock:
-            self._close_master()
-
     def raise_errors(self, bits: int) -> None:
         """Set bits of the error register as the device would; a script error also stops the script."""
         with self._lock:

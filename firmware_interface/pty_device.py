@@ -65,7 +65,7 @@ def write_from(fd: int | None, buffer: bytearray) -> None:
 
 class PtyBoard:
     """A simulated board on a pseudo-terminal; subclasses set ``_lock``, ``_stop`` (an Event), ``_thread``
-    (None), ``_master`` (None), ``path`` (None) and ``_closed`` in ``__init__`` and give ``_run``, the
+    (None), ``_master`` (None), ``path`` (None), ``_closed`` and ``_silent`` in ``__init__`` and give ``_run``, the
     thread's loop, and ``board_name``."""
 
     board_name = "simulated board"
@@ -82,6 +82,16 @@ class PtyBoard:
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=2)
+        with self._lock:
+            self._close_master()
+
+    def go_silent(self) -> None:
+        """Stop answering (a crashed board), the port staying open."""
+        with self._lock:
+            self._silent = True
+
+    def close_port(self) -> None:
+        """Close the pty: the host sees its port vanish, as when the cable is pulled."""
         with self._lock:
             self._close_master()
 
