@@ -15,6 +15,25 @@ from robot.run import Runner, RunSettings, ScanResult, Stopped
 
 SUFFIX = {1: "", 2: "2", -1: "'"}
 
+# dry-run configs: a quick six-motor rig, and a quick flip/spin rig on a Maestro
+FAST_RIG = "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n"
+FLIP_SPIN = """
+[rig]
+kind = "flip-spin"
+flip_s = 0.04
+spin_quarter_s = 0.02
+spin_half_s = 0.03
+turn_quarter_s = 0.02
+turn_half_s = 0.03
+hold_s = 0.01
+release_s = 0.01
+settle_s = 0.0
+[controller]
+kind = "maestro"
+[controller.maestro]
+servo_us_per_ms = 40.0
+"""
+
 
 class VirtualRig:
     """Holds a cube; ``scan`` reads it, ``run_plan`` turns it, ``estop`` halts within one poll."""

@@ -6,8 +6,8 @@ from robot import assemble
 from robot.cli import main
 from robot.errors import ConfigError
 from robot.history import History
+from robot_doubles import FAST_RIG, FLIP_SPIN
 
-FAST_RIG = "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n"
 G_CODE = ("marlin", "grblhal")
 
 
@@ -120,24 +120,6 @@ def test_controller_flag_needs_sim(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the flip/spin rig on a Maestro
-
-FLIP_SPIN = """
-[rig]
-kind = "flip-spin"
-flip_s = 0.04
-spin_quarter_s = 0.02
-spin_half_s = 0.03
-turn_quarter_s = 0.02
-turn_half_s = 0.03
-hold_s = 0.01
-release_s = 0.01
-settle_s = 0.0
-[controller]
-kind = "maestro"
-[controller.maestro]
-servo_us_per_ms = 40.0
-"""
-
 
 def flip_spin_once(tmp_path, extra="", crc=False, **options):
     rig = FLIP_SPIN + ("crc = true\n" if crc else "")

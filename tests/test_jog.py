@@ -17,8 +17,8 @@ from robot.run import Runner, RunSettings, Stopped
 from solver.geometry import cube_rotation_permutation
 
 import devices
+from robot_doubles import FAST_RIG, FLIP_SPIN
 
-FAST_RIG = "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n"
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
 AVR_RIG = FAST_RIG + """
 [rig.stepper]
@@ -34,22 +34,6 @@ L = -1
 B = 1
 [sim]
 firmware = "avr"
-"""
-FLIP_SPIN = """
-[rig]
-kind = "flip-spin"
-flip_s = 0.04
-spin_quarter_s = 0.02
-spin_half_s = 0.03
-turn_quarter_s = 0.02
-turn_half_s = 0.03
-hold_s = 0.01
-release_s = 0.01
-settle_s = 0.0
-[controller]
-kind = "maestro"
-[controller.maestro]
-servo_us_per_ms = 40.0
 """
 SCRAMBLE = "R U F' L2 D B'"
 
