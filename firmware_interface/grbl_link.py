@@ -32,13 +32,11 @@ import threading
 import time
 from concurrent.futures import Future
 
-import serial
-
 from .errors import ConfigError, HandshakeError, LinkError, PortError
 from .grbl import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETUP_LINE, UNLOCK_LINE, parse_reply
 from .grbl_jobs import Job, plan_entry
 from .grbl_session import GrblSession, GrblTiming
-from .link import open_serial
+from .line_port import LinePort
 from .steps import Step
 from .transport import Motion, _result
 
@@ -47,8 +45,10 @@ log = logging.getLogger(__name__)
 __all__ = ["GrblLink", "GrblTiming"]
 
 
-class GrblLink:
+class GrblLink(LinePort):
     """A rig on grblHAL over pyserial. Thread-safe; one I/O thread per link."""
+
+    thread_name = "grbl"
 
     def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
                  feed: float = 27000.0, timing: GrblTiming | None = None, tolerance: float | None = None,
@@ -80,70 +80,18 @@ class GrblLink:
 
     # ------------------------------------------------------------ port and I/O thread
 
-    def _run_after(self) -> None:
-        with self._lock:
-            todo, self._after[:] = list(self._after), []
-        for call in todo:
-            try:
-                call()
-            except Exception:
-                log.exception("%s: callback failed", self.port)
+    def _on_raw_line(self, raw: bytes, now: float) -> None:
+        self._on_line(raw.decode("latin-1").strip(), now)
 
-    def _open_port(self, fresh: bool) -> None:
-        if self._ser is not None and not fresh and self._thread is not None and self._thread.is_alive():
-            return
-        if self._ser is not None:
-            self._close_port()
-            time.sleep(self.timing.reopen_pause)    # long enough for the board (and a pty) to see the hang-up
-        ser = open_serial(self.port, self.timing)
-        self._ser = ser
-        self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"grbl {self.port}", daemon=True)
-        self._thread.start()
-
-    def _close_port(self) -> None:
-        ser, thread, self._ser = self._ser, self._thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=1.0)
-        if ser is not None:
-            try:
-                ser.close()
-            except (serial.SerialException, OSError):
-                pass
-
-    def _io_loop(self, ser) -> None:
-        while not self._closing and self._ser is ser:
-            try:
-                data = ser.read(ser.in_waiting or 1)
-            except Exception as err:
-                with self._lock:
-                    if self._ser is ser and not self._closing:
-                        self._lost(f"the port vanished ({err})")
-                self._run_after()
-                return
-            with self._lock:
-                now = time.monotonic()
-                self._rx += data
-                while b"\n" in self._rx:
-                    raw, _, rest = bytes(self._rx).partition(b"\n")
-                    self._rx = bytearray(rest)
-                    self._on_line(raw.decode("latin-1").strip(), now)
-                self._session.tick(now)
-            self._run_after()
+    def _tick(self, now: float) -> None:
+        self._session.tick(now)
 
     def _on_line(self, text: str, now: float) -> None:
         if text:
             log.debug("%s < %s", self.port, text)
             self._session.on_line(parse_reply(text), now)
 
-    def _write(self, data: bytes) -> None:
-        if self._ser is None:
-            return
-        try:
-            self._ser.write(data)
-        except (serial.SerialException, OSError) as err:
-            self._lost(f"write failed ({err})")
-
-    def _lost(self, why: str) -> None:
+    def _port_lost(self, why: str) -> None:
         self._session.fail(PortError(why, port=self.port), dead=True)
         self._connected = False
 

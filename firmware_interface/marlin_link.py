@@ -49,14 +49,13 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-import serial
 
 from solver.geometry import OPPOSITE
 
 from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError,
                      PortError)
 from .gcode import DEFAULT_AXES, move_command, numbered, parse_position, parse_reply, reset_line_numbers
-from .link import open_serial
+from .line_port import LinePort
 from .steps import Step
 from .transport import Motion, _result
 
@@ -90,8 +89,10 @@ class _Line:
     future: Future | None = None    # query(): M114's position
 
 
-class MarlinLink:
+class MarlinLink(LinePort):
     """A rig on Marlin over pyserial. Thread-safe; one I/O thread per link."""
+
+    thread_name = "marlin"
 
     def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
                  feed: float = 27000.0, timing: MarlinTiming | None = None, buffer: int = 4, history: int = 512):
@@ -132,69 +133,17 @@ class MarlinLink:
 
     # ------------------------------------------------------------ lock, port, I/O thread
 
-    def _run_after(self) -> None:
-        with self._lock:
-            todo, self._after = self._after, []
-        for call in todo:
-            try:
-                call()
-            except Exception:
-                log.exception("%s: callback failed", self.port)
-
     def _resolve(self, future: Future, value=None, error: BaseException | None = None) -> None:
         def settle():
             if not future.done():
                 future.set_exception(error) if error is not None else future.set_result(value)
         self._after.append(settle)
 
-    def _open_port(self, fresh: bool) -> None:
-        if self._ser is not None and not fresh and self._thread is not None and self._thread.is_alive():
-            return
-        if self._ser is not None:
-            self._close_port()
-            time.sleep(self.timing.reopen_pause)    # long enough for the board (and a pty) to see the hang-up
-        ser = open_serial(self.port, self.timing)
-        self._ser = ser
-        self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"marlin {self.port}", daemon=True)
-        self._thread.start()
+    def _on_raw_line(self, raw: bytes, now: float) -> None:
+        self._on_line(raw.decode("ascii", "replace").strip(), now)
 
-    def _close_port(self) -> None:
-        ser, thread, self._ser = self._ser, self._thread, None
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=1.0)
-        if ser is not None:
-            try:
-                ser.close()
-            except (serial.SerialException, OSError):
-                pass
-
-    def _io_loop(self, ser) -> None:
-        while not self._closing and self._ser is ser:
-            try:
-                data = ser.read(ser.in_waiting or 1)
-            except Exception as err:
-                with self._lock:
-                    if self._ser is ser and not self._closing:
-                        self._fail(PortError(f"the port vanished ({err})", port=self.port), dead=True)
-                self._run_after()
-                return
-            with self._lock:
-                now = time.monotonic()
-                self._rx += data
-                while b"\n" in self._rx:
-                    raw, _, rest = bytes(self._rx).partition(b"\n")
-                    self._rx = bytearray(rest)
-                    self._on_line(raw.decode("ascii", "replace").strip(), now)
-                self._tick(now)
-            self._run_after()
-
-    def _write(self, data: bytes) -> None:
-        if self._ser is None:
-            return
-        try:
-            self._ser.write(data)
-        except (serial.SerialException, OSError) as err:
-            self._fail(PortError(f"write failed ({err})", port=self.port), dead=True)
+    def _port_lost(self, why: str) -> None:
+        self._fail(PortError(why, port=self.port), dead=True)
 
     # ------------------------------------------------------------ replies
 
