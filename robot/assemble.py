@@ -29,6 +29,7 @@ from .events import EventBus
 from .history import History
 from .rig import rig_from_config
 from .run import Runner
+from .scan_archive import RefusedScans, scan_report
 from .scanner import ViewScanner, views_for_page
 from .turning_scan import TurningScan
 from .settings import DaemonSettings, daemon_settings, run_settings
@@ -156,6 +157,7 @@ class Built:
         events = summary.pop("events", [])
         prepared = next((e["data"] for e in events if e["kind"] == "prepared"), {})
         summary.update(prepared)
+        summary.update(scan_report(events, self.daemon.scans, self.parts.daemon.data_dir))
         summary["wall_s"] = round(wall, 3)
         motor = summary.get("estimated_s") or 0.0
         summary["host_overhead_s"] = round(wall - motor, 3) if summary["outcome"] == "done" else None
@@ -254,11 +256,12 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
             raise
         log.warning("%s (robotd retries before each run)", error)
     _warm_up_solvers(sections["run"])
-    runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"])
+    refused = RefusedScans(parts.daemon.data_dir / "refused-scans", parts.daemon.keep_refused_scans, scanner.memory)
+    runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"], keep_refused=refused.keep)
     calibration = _CalibrationStore(scanner, cameras, parts.daemon.data_dir)
     daemon = Daemon(runner=runner, history=history, bus=bus, rig=sections["rig"], cameras=cameras,
                     link_status=link.status, simulation=simulation, calibration=calibration.page,
-                    set_calibration=calibration.update)
+                    set_calibration=calibration.update, scans=scanner.memory)
     return Built(parts, daemon, simulation, closers)
 
 

@@ -2,7 +2,7 @@
 
 ``Daemon`` holds the parts built from config (``robot.assemble``) and is
 what the CLI and the dashboard talk to: ``status()`` as a plain dict,
-``start_run()``, ``stop()``, ``jog()`` and the calibration.
+``start_run()``, ``stop()``, ``jog()``, the calibration and the last scans.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from .events import EventBus
 from .history import History
 from .rig import Rig
 from .run import Runner
+from .scan_archive import ScanMemory, ScanRecord
 
 
 class Simulation(Protocol):
@@ -31,11 +32,12 @@ class Daemon:
                  link_status: Callable[[], dict], simulation: Simulation | None = None,
                  calibration: Callable[[], dict] | None = None,
                  set_calibration: Callable[[dict], dict] | None = None,
-                 closers: tuple[Callable[[], None], ...] = ()):
+                 closers: tuple[Callable[[], None], ...] = (), scans: ScanMemory | None = None):
         self.runner, self.history, self.bus, self.rig = runner, history, bus, rig
         self.cameras, self.link_status, self.simulation = cameras, link_status, simulation
         self._calibration, self._set_calibration = calibration, set_calibration
         self._closers = closers
+        self.scans = scans
 
     @property
     def mode(self) -> str:
@@ -79,6 +81,18 @@ class Daemon:
         if self._set_calibration is None:
             raise RobotError("this rig's calibration cannot be changed")
         return self._set_calibration(body)
+
+    def scan(self, scan_id: int | None = None) -> ScanRecord:
+        """A remembered scan (the latest for None), for its overlay; RobotError says why there is none."""
+        if self.scans is None:
+            raise RobotError("this rig's scanner keeps no scans to show")
+        record = self.scans.get(scan_id)
+        if record is not None:
+            return record
+        if scan_id is None:
+            raise RobotError("no scan yet: the overlay shows a scan once a run has scanned the cube")
+        raise RobotError(f"scan {scan_id} is no longer in memory (robotd keeps the last {self.scans.keep}); "
+                         "a refused scan is kept on disk in the data directory's refused-scans folder")
 
     def close(self) -> None:
         self.runner.close()

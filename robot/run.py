@@ -18,9 +18,11 @@ history row, only a ``jog`` event. Runs and jogs exclude each other.
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 import solver
@@ -31,6 +33,8 @@ from .events import EventBus
 from .history import History
 from .rig import MotorCommand, Rig, estimate_s
 
+log = logging.getLogger("robotd")
+
 PHASES = ("idle", "scanning", "solving", "executing", "verifying", "done", "error", "stopped")
 _POLL_S = 0.01
 _JOG_STOP_WAIT_S = 5.0   # after an e-stop, how long a given-up jog may take to notice it
@@ -38,9 +42,20 @@ _JOG_STOP_WAIT_S = 5.0   # after an e-stop, how long a given-up jog may take to 
 
 @dataclass
 class ScanResult:
-    """A reconstructed cube: facelet string (face letters) and a confidence per sticker."""
+    """A reconstructed cube: facelet string (face letters), a confidence per sticker, and (when the
+    scanner remembers its scans) the scan's id and the stickers read with low confidence."""
     state: str
     confidence: list[float] = field(default_factory=list)
+    scan_id: int | None = None
+    doubtful: list[str] = field(default_factory=list)
+
+
+class ScanRefused(Exception):
+    """The vision would not trust a scan (retried like any scan failure): the stickers in doubt, the scan's id."""
+
+    def __init__(self, message: str, stickers: tuple[str, ...] = (), scan_id: int | None = None):
+        super().__init__(message)
+        self.stickers, self.scan_id = tuple(stickers), scan_id
 
 
 class Scanner(Protocol):
@@ -92,9 +107,11 @@ class Runner:
     """Drives runs on one rig; ``start`` returns at once, ``run`` blocks until the run ends."""
 
     def __init__(self, scanner: Scanner, motion: Motion, rig: Rig, history: History, bus: EventBus,
-                 settings: RunSettings = RunSettings()):
+                 settings: RunSettings = RunSettings(),
+                 keep_refused: Callable[[int, int | None], Path | None] | None = None):
         self.scanner, self.motion, self.rig = scanner, motion, rig
         self.history, self.bus, self.settings = history, bus, settings
+        self.keep_refused = keep_refused   # (run id, scan id) -> the folder a refused scan was kept in
         self.phase = "idle"
         self.run_id: int | None = None
         self.progress: dict = {}
@@ -305,13 +322,29 @@ class Runner:
             except (Stopped, RobotError):
                 raise
             except Exception as error:  # vision.ScanError and camera faults: retry, then report the last
-                self.bus.publish("scan_failed", run_id, attempt=attempt, message=str(error))
+                refused = error if isinstance(error, ScanRefused) else ScanRefused(str(error))
+                kept = self._keep_refused(run_id, refused.scan_id) if attempt == attempts else None
+                self.bus.publish("scan_failed", run_id, attempt=attempt, message=str(error),
+                                 stickers=list(refused.stickers), scan_id=refused.scan_id,
+                                 kept=None if kept is None else str(kept))
                 if attempt == attempts:
-                    raise RobotError(f"scan failed after {attempts} attempts: {error}") from None
+                    where = f"; the refused scan is kept in {kept}" if kept else ""
+                    raise RobotError(f"scan failed after {attempts} attempts: {error}{where}") from None
                 continue
-            self.bus.publish("scan", run_id, state=scan.state, confidence=scan.confidence, attempt=attempt)
+            self.bus.publish("scan", run_id, state=scan.state, confidence=scan.confidence, attempt=attempt,
+                             doubtful=scan.doubtful, scan_id=scan.scan_id)
             return scan
         raise AssertionError("unreachable")
+
+    def _keep_refused(self, run_id: int, scan_id: int | None) -> Path | None:
+        """Keep the last refused scan on disk for a bug report; never lets a failure hide the scan's error."""
+        if self.keep_refused is None:
+            return None
+        try:
+            return self.keep_refused(run_id, scan_id)
+        except Exception:  # keeping it is a courtesy: the run reports the scan's own error
+            log.exception("keeping the refused scan of run %s failed", run_id)
+            return None
 
     def _solve(self, state: str) -> solver.Solution:
         options = {}
@@ -336,4 +369,4 @@ def _solver_name(solution: solver.Solution) -> str:
     return "pocket-table" if solution.puzzle == 2 else solution.details.get("solver", "neural-astar")
 
 
-__all__ = ["PHASES", "Jogging", "Runner", "RunSettings", "ScanResult", "Stopped", "is_solved"]
+__all__ = ["PHASES", "Jogging", "Runner", "RunSettings", "ScanRefused", "ScanResult", "Stopped", "is_solved"]

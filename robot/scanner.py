@@ -2,7 +2,9 @@
 
 The view config (``vision.views``) says where each face is in which camera
 image; the colour calibration is an optional prior. Both can be replaced
-while the daemon runs (the dashboard's calibration endpoint).
+while the daemon runs (the dashboard's calibration endpoint). Every scan,
+read or refused, is remembered with its frames (``scan_archive.ScanMemory``)
+for the dashboard's overlay and for keeping a refused scan on disk.
 """
 
 from __future__ import annotations
@@ -12,20 +14,24 @@ from typing import Callable
 
 import numpy as np
 
-from vision import Calibration, ViewConfig, scan_views
+from vision import Calibration, ScanError, ViewConfig, scan_views
+from vision.overlay import doubtful_stickers
 
 from .errors import RobotError
-from .run import ScanResult
+from .run import ScanRefused, ScanResult
+from .scan_archive import ScanMemory
 
 Frames = Callable[[], dict[str, np.ndarray]]
 
 
 class ViewScanner:
-    """``scan()`` grabs one frame per camera and returns the classified cube."""
+    """``scan()`` grabs one frame per camera and returns the classified cube; ``memory`` keeps the last scans."""
 
-    def __init__(self, frames: Frames, views: Callable[[], ViewConfig], calibration: Calibration | None = None):
+    def __init__(self, frames: Frames, views: Callable[[], ViewConfig], calibration: Calibration | None = None,
+                 memory: ScanMemory | None = None):
         self._frames, self._views = frames, views
         self.calibration = calibration
+        self.memory = memory if memory is not None else ScanMemory()
         self._lock = threading.Lock()
 
     def views(self) -> ViewConfig:
@@ -43,8 +49,19 @@ class ViewScanner:
             raise RobotError(f"the view config needs camera image(s) {', '.join(missing)}, "
                              f"but the cameras are {', '.join(images) or 'none'}")
         calibration = self.calibration if self.calibration and self.calibration.size == views.size else None
-        result = scan_views(images, views, calibration)
-        return ScanResult(result.state, [round(float(c), 4) for c in result.confidence])
+        try:
+            result = scan_views(images, views, calibration)
+        except ScanError as error:
+            record = self.memory.add(images, views, error.reading, doubtful_stickers(error.reading, error.stickers),
+                                     str(error), calibration)
+            raise ScanRefused(str(error), record.doubtful, record.id) from None
+        except Exception as error:  # a bug in the vision: keep the frames that show it, for the bug report
+            message = f"the vision failed on these frames: {type(error).__name__}: {error}"
+            record = self.memory.add(images, views, None, (), message, calibration)
+            raise ScanRefused(message, (), record.id) from error
+        record = self.memory.add(images, views, result, doubtful_stickers(result), calibration=calibration)
+        return ScanResult(result.state, [round(float(c), 4) for c in result.confidence], record.id,
+                          list(record.doubtful))
 
 
 def views_for_page(views: ViewConfig, sizes: dict[str, tuple[int, int]]) -> dict:

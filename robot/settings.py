@@ -29,15 +29,18 @@ def default_data_dir() -> Path:
 class DaemonSettings:
     data_dir: Path
     log_level: str
+    keep_refused_scans: int = 20
 
 
 def daemon_settings(config: Config) -> DaemonSettings:
-    """``[robotd]``: where the history lives and how much goes to the log (stderr / the journal)."""
+    """``[robotd]``: where the history lives, how much goes to the log (stderr / the journal), and how
+    many refused scans stay in ``data_dir/refused-scans`` for bug reports."""
     section = config.section("robotd")
     data_dir = section.get_str("data_dir", None)
     return DaemonSettings(
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         log_level=section.get_str("log_level", "info", choices=("debug", "info", "warning", "error")),
+        keep_refused_scans=section.get_int("keep_refused_scans", 20, minval=0, maxval=1000),
     )
 
 

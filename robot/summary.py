@@ -14,6 +14,7 @@ def format_summary(summary: dict) -> str:
     lines = [f"run {summary.get('id')} ({context}): {summary.get('outcome')}, {verdict}"]
     if summary.get("error"):
         lines.append(f"error     : {summary['error']}")
+    lines += _scan_lines(summary)
     if summary.get("scramble") is not None:
         lines.append(f"scramble  : {summary['scramble'] or '(none)'}")
     if summary.get("scanned_state"):
@@ -32,3 +33,15 @@ def format_summary(summary: dict) -> str:
         link = summary["link"]
         lines.append("link      : " + ", ".join(f"{k} {v}" for k, v in link.items()))
     return "\n".join(lines)
+
+
+def _scan_lines(summary: dict) -> list[str]:
+    """The stickers in doubt, and where to see (and attach to a bug report) what the camera saw."""
+    lines = []
+    if summary.get("scan_doubts"):
+        lines.append(f"in doubt  : {', '.join(summary['scan_doubts'])}")
+    if summary.get("scan_kept"):
+        lines.append(f"scan kept : {summary['scan_kept']} (frames, overlay and scan.json: attach it to a bug report)")
+    if summary.get("scan_overlay"):
+        lines.append(f"overlay   : {summary['scan_overlay']}")
+    return lines

@@ -212,6 +212,19 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
     def set_calibration(body: dict) -> dict:
         return daemon.set_calibration(body)
 
+    @app.get("/api/scan/overlay.png", response_class=Response,
+             responses={200: {"content": {"image/png": {}}, "description": "the faces as scanned"},
+                        404: {"description": "no such scan in memory"}})
+    async def scan_overlay(scan: int | None = Query(None, ge=1, description="a scan id from a scan or "
+                                                    "scan_failed event; the latest scan when left out")) -> Response:
+        """Each face as scanned, with its grid, the colours read, their confidences and the stickers in doubt."""
+        try:
+            record = daemon.scan(scan)
+        except RobotError as error:
+            raise HTTPException(404, str(error)) from None
+        png = await run_in_threadpool(_overlay_png, record)
+        return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
     @app.get("/api/cameras")
     def cameras() -> dict:
         return {"cameras": [camera.status() for camera in daemon.cameras.values()]}
@@ -271,6 +284,15 @@ def _camera(daemon, name: str):
         known = ", ".join(daemon.cameras) or "none configured"
         raise HTTPException(404, f"no camera named {name!r} (cameras: {known})")
     return daemon.cameras[name]
+
+
+def _overlay_png(record) -> bytes:
+    import cv2
+
+    try:
+        return record.overlay_png()
+    except (ValueError, cv2.error) as error:   # vision.ScanError is a ValueError
+        raise RobotError(f"the overlay of scan {record.id} could not be drawn: {error}") from None
 
 
 def _jpeg(camera, quality: int = 80) -> bytes:

@@ -110,3 +110,32 @@ def wait_done(daemon, timeout=20):
     while daemon.runner.busy and time.time() < deadline:
         time.sleep(0.01)
     daemon.runner.wait(timeout)
+
+
+def scanning_daemon(tmp_path, refuse=False, keep=20, retries=0, turn_s=0.0):
+    """A daemon whose virtual 3x3 is scanned by the real vision from rendered corner-camera frames.
+
+    With ``refuse`` two edges are painted grey in every frame, so every scan is
+    refused; refused scans are kept in ``tmp_path / "refused-scans"`` (``keep``).
+    """
+    from vision import default_views, render_views
+    from robot.scan_archive import RefusedScans
+    from robot.scanner import ViewScanner
+    from doubtful_scans import grey_edges
+
+    virtual = VirtualRig(solver.scramble(3, seed=0, length=0)["state"], turn_s=turn_s)
+    views = default_views("corners", 3)
+
+    def frames():
+        images = render_views(virtual.state, "corners", "daylight", np.random.default_rng(0))
+        return grey_edges(images, views) if refuse else images
+
+    scanner = ViewScanner(frames, lambda: views)
+    bus, history = EventBus(), History(tmp_path / "history.sqlite")
+    rig = rig_from_config(Config({}).section("rig"))
+    refused = RefusedScans(tmp_path / "refused-scans", keep, scanner.memory)
+    runner = Runner(scanner, virtual, rig, history, bus, RunSettings(scan_retries=retries, solve_budget_s=20),
+                    keep_refused=refused.keep)
+    return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
+                  link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual),
+                  scans=scanner.memory)

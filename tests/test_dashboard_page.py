@@ -25,7 +25,7 @@ from robot.motion import parse_jog
 from robot.web import STATIC_DIR, WebSettings, create_app
 from solver.notation import MOVE_NAMES
 
-from robot_doubles import KEY, make_daemon, wait_done
+from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
 
 PAGE_FILES = sorted(p.name for p in STATIC_DIR.iterdir() if p.suffix in (".html", ".js", ".css"))
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"  # an XML name, never fetched
@@ -43,9 +43,9 @@ def client(tmp_path):
 
 
 def referenced_files() -> set[str]:
-    """Every file the page loads: src/href in index.html and ES module imports in the scripts."""
+    """Every file the page loads: src/href in index.html (but the API's) and ES module imports in the scripts."""
     html = (STATIC_DIR / "index.html").read_text()
-    names = set(re.findall(r'(?:src|href)="([^"#:]+)"', html))
+    names = {name for name in re.findall(r'(?:src|href)="([^"#:]+)"', html) if not name.startswith("api/")}
     for script in STATIC_DIR.glob("*.js"):
         names |= {name.removeprefix("./") for name in re.findall(r'from\s+"([^"]+)"', script.read_text())}
     return names
@@ -170,10 +170,10 @@ def serve(tmp_path):
     started = []
 
     def start(auth: bool = False, turn_s: float = 0.05, calibration: dict | None = None,
-              root_path: str = "") -> Server:
+              root_path: str = "", make=make_daemon) -> Server:
         directory = tmp_path / f"daemon{len(started)}"
         directory.mkdir()
-        daemon = make_daemon(directory, turn_s=turn_s)
+        daemon = make(directory, turn_s=turn_s)
         if calibration is not None:
             daemon = Daemon(runner=daemon.runner, history=daemon.history, bus=daemon.bus, rig=daemon.rig,
                             cameras=daemon.cameras, link_status=daemon.link_status, simulation=daemon.simulation,
@@ -498,6 +498,7 @@ def test_stickers_scanned_with_low_confidence_are_marked(serve, page):
         result = plain_scan()
         if not scans:
             result.confidence[0] = 0.31
+            result.doubtful = ["U1"]
         scans.append(result)
         return result
 
@@ -511,7 +512,37 @@ def test_stickers_scanned_with_low_confidence_are_marked(serve, page):
     assert marked.get_attribute("data-index") == "0" and marked.get_attribute("data-confidence") == "0.31"
     assert "1 sticker read with low confidence" in page.inner_text("#scan-caption")
     assert page.locator("#net .doubtful").count() == 0  # the live net has moved on from the scan
-    assert "1 sticker in doubt" in page.inner_text("#log")
+    assert "1 sticker in doubt: U1" in page.inner_text("#log")
+    assert page.is_visible("#scan-check") and page.is_hidden("#scan-overlay")   # this rig keeps no pictures
+    assert "read with low confidence: U1." in page.inner_text("#scan-check-text")
+
+
+def test_a_refused_scan_shows_what_the_camera_saw(serve, page):
+    server = serve(make=lambda directory, turn_s: scanning_daemon(directory, refuse=True, turn_s=turn_s))
+    open_dashboard(page, server.url)
+    assert page.is_hidden("#scan-check") and page.get_attribute("#last-scan-link", "href") == "api/scan/overlay.png"
+    start_from_page(page, "3", scramble="R U")
+    page.wait_for_selector('#phase[data-phase="error"]', timeout=60_000)
+    run = page.request.get(server.url + "api/runs/1").json()
+    failed = [e["data"] for e in run["events"] if e["kind"] == "scan_failed"][-1]
+    kept = failed["kept"]
+    assert kept and kept.startswith(str(server.daemon.history.path.parent))
+
+    for reload in (False, True):  # live, then rebuilt from the snapshot
+        if reload:
+            page.reload()
+            page.wait_for_selector('#connection[data-state="open"]')
+        page.wait_for_selector("#scan-check:not([hidden])")
+        text = page.inner_text("#scan-check-text")
+        assert f"Stickers in doubt: {', '.join(failed['stickers'])}." in text
+        assert f"kept in {kept} for a bug report" in text
+        overlay = page.locator("#scan-overlay")
+        assert overlay.get_attribute("src") == f"api/scan/overlay.png?scan={failed['scan_id']}"
+        page.wait_for_function("() => document.getElementById('scan-overlay').naturalWidth > 600")
+        assert failed["stickers"][0] in overlay.get_attribute("alt")
+    assert f"kept in {kept}" in page.inner_text("#messages")
+    assert f"(kept in {kept})" in page.inner_text("#log")
+    assert page.problems == []
 
 
 def teach_jog(daemon):

@@ -13,7 +13,7 @@ from robot.motion import parse_jog
 from robot.web import Broadcaster, WebSettings, create_app, web_settings
 from solver.notation import MOVE_NAMES
 
-from robot_doubles import KEY, make_daemon, wait_done
+from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
 
 
 @pytest.fixture
@@ -181,3 +181,28 @@ def test_a_rig_that_cannot_jog_lists_no_commands(client):
     assert client.get("/api/status").json()["jog"] == []
     reply = client.post("/api/jog", json={"command": "R"})
     assert reply.status_code == 400 and reply.json()["detail"] == "this rig's motion cannot jog"
+
+
+def test_the_latest_scan_as_an_overlay_png(tmp_path):
+    daemon = scanning_daemon(tmp_path, refuse=True)
+    with TestClient(create_app(daemon, WebSettings())) as client:
+        reply = client.get("/api/scan/overlay.png")
+        assert reply.status_code == 404 and reply.json()["detail"].startswith("no scan yet")
+        run_id = client.post("/api/runs", json={"puzzle": 3, "moves": 0}).json()["run_id"]
+        wait_done(daemon)
+        failed = [e for e in client.get(f"/api/runs/{run_id}").json()["events"] if e["kind"] == "scan_failed"][-1]
+        assert failed["data"]["stickers"] and "kept" in failed["data"]
+        for url in ("/api/scan/overlay.png", f"/api/scan/overlay.png?scan={failed['data']['scan_id']}"):
+            reply = client.get(url)
+            assert reply.status_code == 200 and reply.headers["content-type"] == "image/png", url
+            assert reply.content[:8] == b"\x89PNG\r\n\x1a\n"
+        reply = client.get("/api/scan/overlay.png?scan=99")
+        assert reply.status_code == 404 and "scan 99 is no longer in memory" in reply.json()["detail"]
+        assert client.get("/api/scan/overlay.png?scan=0").status_code == 422
+        assert client.get("/api/scan/overlay.png?scan=x").status_code == 422
+    daemon.close()
+
+
+def test_no_overlay_from_a_rig_that_keeps_no_scans(client):
+    reply = client.get("/api/scan/overlay.png")
+    assert reply.status_code == 404 and reply.json()["detail"] == "this rig's scanner keeps no scans to show"

@@ -190,3 +190,33 @@ def test_dry_run_through_the_avr_firmware_ends_solved(tmp_path, puzzle, faults):
         built.close()
     assert summary["outcome"] == "done", summary["error"]
     assert summary["solved"] and summary["length_htm"] > 0
+
+
+def test_once_names_the_doubtful_stickers_and_where_the_refused_scan_is_kept(tmp_path, capsys, monkeypatch):
+    from robot.sim import Simulation
+    from doubtful_scans import grey_edges
+
+    rendered = Simulation.frames
+    monkeypatch.setattr(Simulation, "frames", lambda self: grey_edges(rendered(self), self.views()))
+    path = config(tmp_path, "[run]\nscan_retries = 0\n")
+    path.write_text(path.read_text().replace("[robotd]\n", "[robotd]\nkeep_refused_scans = 1\n"))
+    for seed in ("3", "4"):
+        assert main(["--config", str(path), "--sim", "--once", "--puzzle", "3", "--seed", seed]) == 1
+    out = capsys.readouterr().out
+    kept = list((tmp_path / "data" / "refused-scans").iterdir())
+    assert len(kept) == 1 and kept[0].name.endswith("-run2")                  # keep_refused_scans = 1
+    assert f"the refused scan is kept in {kept[0]}" in out
+    assert f"scan kept : {kept[0]} (frames, overlay and scan.json: attach it to a bug report)" in out
+    assert f"overlay   : {kept[0] / 'overlay.png'}" in out
+    doubts = [line for line in out.splitlines() if line.startswith("in doubt  : ")]
+    assert len(doubts) == 2 and all(len(line.split(",")) >= 2 for line in doubts)
+    assert json.loads((kept[0] / "scan.json").read_text())["doubtful"] == doubts[-1][12:].split(", ")
+
+
+@pytest.mark.parametrize("value, words", [("-1", "must be at least 0"), ("1001", "must be at most 1000"),
+                                          ('"ten"', "must be a whole number")])
+def test_keep_refused_scans_is_checked(tmp_path, capsys, value, words):
+    path = config(tmp_path)
+    path.write_text(path.read_text().replace("[robotd]\n", f"[robotd]\nkeep_refused_scans = {value}\n"))
+    assert main(["--config", str(path), "--sim", "--once"]) == 2
+    assert f"[robotd] keep_refused_scans: {words}" in capsys.readouterr().err

@@ -5,12 +5,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from solver import scramble
 from vision.cli import main
 from vision.lighting import sticker_colours
+
+from doubtful_scans import refused_images
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,3 +102,50 @@ def test_module_entry_point_exit_code(tmp_path):
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def read_png(path):
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert image is not None, f"{path} is not a PNG"
+    return image
+
+
+def test_scan_writes_the_overlay_for_photos_and_for_a_rig(tmp_path, capsys, state):
+    run(capsys, "render", "--state", state, "--view", "phone", "--light", "led", "-o", str(tmp_path / "face.png"),
+        "--seed", "3")
+    faces = [f"{f}={tmp_path / f'face_{f}.png'}" for f in "URFDLB"]
+    code, printed, _ = run(capsys, "scan", "--faces", *faces, "--overlay", str(tmp_path / "photos.png"))
+    assert code == 0 and printed.strip() == state
+    assert read_png(tmp_path / "photos.png").std() > 20
+    views = tmp_path / "rig.json"
+    run(capsys, "render", "--state", state, "--view", "corners", "-o", str(tmp_path / "cam.png"), "--seed", "1",
+        "--views-out", str(views))
+    code, printed, _ = run(capsys, "scan", "--views", str(views), "--image", f"ufr={tmp_path / 'cam_ufr.png'}",
+                           "--image", f"dlb={tmp_path / 'cam_dlb.png'}", "--json", "--overlay", str(tmp_path / "rig.png"))
+    assert code == 0 and json.loads(printed)["state"] == state
+    assert read_png(tmp_path / "rig.png").shape == read_png(tmp_path / "photos.png").shape  # one layout for both
+
+
+def test_a_refused_scan_still_writes_its_overlay_and_exits_2(tmp_path, capsys, state):
+    images, views = refused_images(state)
+    for name, image in images.items():
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+    views.save(tmp_path / "rig.json")
+    overlay = tmp_path / "refused.png"
+    code, printed, err = run(capsys, "scan", "--views", str(tmp_path / "rig.json"), "--image",
+                             f"ufr={tmp_path / 'ufr.png'}", "--image", f"dlb={tmp_path / 'dlb.png'}",
+                             "--overlay", str(overlay))
+    assert code == 2 and printed == ""
+    assert err.startswith("error: cannot read the cube for sure") and err.count("\n") == 1
+    assert f"(overlay written to {overlay})" in err
+    picture = read_png(overlay)
+    assert ((picture == (0, 0, 255)).all(axis=2)).sum() > 200      # the stickers in doubt, framed red
+
+
+def test_overlay_errors_are_one_line(tmp_path, capsys, state):
+    run(capsys, "render", "--state", state, "--view", "phone", "-o", str(tmp_path / "face.png"), "--seed", "3")
+    faces = [f"{f}={tmp_path / f'face_{f}.png'}" for f in "URFDLB"]
+    code, _, err = run(capsys, "scan", "--faces", *faces, "--overlay", str(tmp_path / "no" / "such" / "dir.png"))
+    assert code == 2 and err.startswith("error: cannot write the overlay to") and err.count("\n") == 1
+    code, _, err = run(capsys, "scan", "--faces", faces[0], "--overlay", str(tmp_path / "x.png"))
+    assert code == 2 and not (tmp_path / "x.png").exists()     # no faces located: nothing to draw

@@ -90,3 +90,47 @@ def test_glare_on_a_centre_and_camera_artefacts(rig):
     rng = np.random.default_rng(8)
     images = render_views(state, rig, "side", rng, glare_at=22, blur=1.0, jpeg=70)   # glare on F5
     assert scan_views(images, default_views(rig, 3)).state == state
+
+
+def _span(corners: np.ndarray) -> float:
+    return float(np.ptp(corners, axis=0).max())
+
+
+@pytest.mark.parametrize("rotation, fill, tilt", [(0.0, 0.6, 0.0), (30.0, 0.3, 20.0), (-44.0, 1.0, 30.0)])
+def test_face_photo_pose_is_what_was_asked(rotation, fill, tilt):
+    from vision.render import face_photo_corners
+    from vision.scene import face_frames, photo_camera
+
+    pose = {"rotation_deg": rotation, "fill": fill, "tilt_deg": tilt, "tilt_towards_deg": 40.0, "offset": (0.3, -0.5)}
+    camera = photo_camera(3, "F", **pose)
+    normal = face_frames(3)[2].normal
+    assert np.degrees(np.arccos(-camera.rotation[2] @ normal)) == pytest.approx(tilt, abs=1e-6)
+    corners = face_photo_corners(3, "F", **pose)
+    assert _span(corners) == pytest.approx(fill * 480, abs=0.5)
+    assert corners.min() >= -0.5 and corners[:, 0].max() <= 640.5 and corners[:, 1].max() <= 480.5
+    if tilt == 0:   # seen square, the face's top edge turns by exactly the rotation, clockwise
+        top = corners[1] - corners[0]
+        assert np.degrees(np.arctan2(top[1], top[0])) == pytest.approx(rotation, abs=1e-6)
+
+
+def test_face_photo_renders_and_scans_seeded():
+    from vision import detect_grid
+    from vision.render import face_photo_corners, render_face_photo
+
+    state = states(3, 1, 21)[0]
+    pose = {"rotation_deg": 20.0, "fill": 0.7, "tilt_deg": 12.0, "tilt_towards_deg": 200.0}
+    image = render_face_photo(state, "R", light="tungsten", rng=np.random.default_rng(4), **pose)
+    again = render_face_photo(state, "R", light="tungsten", rng=np.random.default_rng(4), **pose)
+    assert image.shape == (480, 640, 3) and image.dtype == np.uint8 and np.array_equal(image, again)
+    grid = detect_grid(image)
+    truth = face_photo_corners(3, "R", **pose)
+    assert grid.size == 3 and np.abs(grid.corners - truth).max() < 0.25 * _span(truth) / 3
+    photos = {f: render_face_photo(state, f, light="daylight", rng=np.random.default_rng(k), **pose)
+              for k, f in enumerate("URFDLB")}
+    assert scan_photos(photos).state == state
+    soft = render_face_photo(state, "R", light="tungsten", rng=np.random.default_rng(4), blur=2.0, jpeg=40, **pose)
+    assert np.abs(np.diff(soft.astype(int), axis=1)).mean() < np.abs(np.diff(image.astype(int), axis=1)).mean()
+    with pytest.raises(ScanError, match="unknown face"):
+        render_face_photo(state, "X")
+    with pytest.raises(ScanError, match="fill"):
+        render_face_photo(state, "F", fill=0.0)

@@ -1,12 +1,13 @@
 """``python -m vision``: classify sticker colours, scan photos, render synthetic views, calibrate.
 
     python -m vision classify --rgb FILE.json [--json] [--calibration CAL.json]
-    python -m vision scan --faces U=u.png R=r.png F=f.png D=d.png L=l.png B=b.png [--size N] [--json]
-    python -m vision scan --views RIG.toml --image ufr=a.png --image dlb=b.png [--json]
+    python -m vision scan --faces U=u.png R=r.png F=f.png D=d.png L=l.png B=b.png [--size N] [--json] [--overlay OUT.png]
+    python -m vision scan --views RIG.toml --image ufr=a.png --image dlb=b.png [--json] [--overlay OUT.png]
     python -m vision render --state S --view RIG[:IMAGE] --light PRESET -o out.png [--seed N]
     python -m vision calibrate (--rgb FILE.json | --faces ... | --views ... --image ...) -o CAL.json
 
-Errors print one ``error: ...`` line and exit with status 2.
+Errors print one ``error: ...`` line and exit with status 2. ``--overlay`` draws what the scan saw
+(``vision.overlay``), also for a scan that is refused once the faces were found.
 """
 
 from __future__ import annotations
@@ -19,14 +20,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .calibration import calibrate, load_calibration
+from .calibration import Calibration, calibrate, load_calibration
 from .classify import classify
 from .errors import ScanError
 from .lighting import PRESETS
+from .overlay import draw_overlay, encode_png
 from .render import RIGS, default_views, render_views
 from .sampling import sample_views
-from .scan import sample_photos
-from .views import load_view_config
+from .scan import locate_faces, scan_views
+from .views import ViewConfig, load_view_config
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("scan", help="scan six face photos (automatic grid) or a rig's images (view config)")
     _image_inputs(p)
     _common(p)
+    p.add_argument("--overlay", metavar="OUT.png",
+                   help="also write a PNG of each face with its grid, the colours read, their confidences "
+                        "and the stickers in doubt (written for a refused scan too)")
     p = sub.add_parser("render", help="draw a cube state as a rig's cameras see it")
     p.add_argument("--state", required=True, help="facelet string (54 or 24 letters)")
     p.add_argument("--view", required=True, metavar="RIG[:IMAGE]",
@@ -97,19 +102,40 @@ def _read_rgb(path: str) -> list:
         raise ScanError(f"cannot read sticker colours from {path}: {error}") from None
 
 
-def _colours_from_images(args: argparse.Namespace) -> np.ndarray:
+def _images_and_views(args: argparse.Namespace) -> tuple[dict[str, np.ndarray], ViewConfig]:
+    """The images and where each face is in them: found in the photos (--faces) or from the view config."""
     if args.faces and args.views:
         raise ScanError("give either --faces (photos) or --views with --image, not both")
     if args.faces:
         photos = {face.upper(): _read_image(path) for face, path in _pairs(args.faces, "--faces").items()}
-        return sample_photos(photos, args.size)
+        return photos, locate_faces(photos, args.size)
     if args.views:
         config = load_view_config(args.views)
         if args.size and args.size != config.size:
             raise ScanError(f"--size {args.size} but the view config is for size {config.size}")
-        images = {name: _read_image(path) for name, path in _pairs(args.image, "--image").items()}
-        return sample_views(images, config)
+        return {name: _read_image(path) for name, path in _pairs(args.image, "--image").items()}, config
     raise ScanError("nothing to scan: give --faces U=u.png ... or --views RIG.toml --image NAME=FILE ...")
+
+
+def _scan(args: argparse.Namespace, calibration: Calibration | None) -> None:
+    images, views = _images_and_views(args)
+    try:
+        result = scan_views(images, views, calibration)
+    except ScanError as error:
+        if args.overlay:  # the faces were found: show what was read of them
+            _write_overlay(args.overlay, draw_overlay(images, views, error.reading, error.stickers))
+            raise ScanError(f"{error} (overlay written to {args.overlay})") from None
+        raise
+    if args.overlay:
+        _write_overlay(args.overlay, draw_overlay(images, views, result))
+    _print_result(result, args.json)
+
+
+def _write_overlay(path: str, image: np.ndarray) -> None:
+    try:
+        Path(path).write_bytes(encode_png(image))
+    except OSError as error:
+        raise ScanError(f"cannot write the overlay to {path}: {error.strerror}") from None
 
 
 def _print_result(result, as_json: bool) -> None:
@@ -140,13 +166,15 @@ def _run(args: argparse.Namespace) -> int:
         _render(args)
         return 0
     if args.command == "calibrate":
-        colours = _read_rgb(args.rgb) if args.rgb else _colours_from_images(args)
+        colours = _read_rgb(args.rgb) if args.rgb else sample_views(*_images_and_views(args))
         calibrate(colours, per_position=not args.no_positions).save(args.output)
         print(args.output)
         return 0
     calibration = load_calibration(args.calibration) if args.calibration else None
-    colours = _read_rgb(args.rgb) if args.command == "classify" else _colours_from_images(args)
-    _print_result(classify(colours, calibration), args.json)
+    if args.command == "scan":
+        _scan(args, calibration)
+    else:
+        _print_result(classify(_read_rgb(args.rgb), calibration), args.json)
     return 0
 
 

@@ -14,7 +14,7 @@ as a whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,11 +28,12 @@ CHECK_BELOW = 0.995        # stickers whose own evidence is weaker than this are
 MAX_CHECKS = 12
 DOUBT_MARGIN = 2.0         # cost (negative log-likelihood) a competing reading must lose by
 OUTLIER_D2 = 25.0          # squared distance to its colour, in sigmas: chi-square (3 dof) p < 2e-5
-OUTLIER_MARGIN = 8.0       # a sticker that fits no colour is only trusted when the pieces pin it this firmly
+OUTLIER_MARGIN = 5.0        # a sticker that fits no colour is set by the stickers it forces to change, at 150:1 or more
 MAX_OUTLIER_SHARE = 1 / 3  # more stickers than this fitting no colour: the scan itself is bad
-STRONG_REPAIR_D2 = 9.0     # own evidence at least e^4.5 (90:1) against the reading the pieces force
-MAX_STRONG_REPAIRS = 2     # more such stickers are no longer glare or a shadow but a bad scan
-MIN_SEPARATION_D2 = 16.0   # two colour references closer than 4 sigmas are one colour seen twice
+STRONG_REPAIR_LOGP = 4.5   # own evidence at least e^4.5 (90:1) against the reading the pieces force
+MAX_STRONG_REPAIRS = 0     # such a sticker that also fits its own colour well is a contradiction
+CLEAR_FIT_D2 = 11.3       # fits its nearest colour well: chi-square (3 dof) p > 0.01
+MIN_SEPARATION_D2 = 0.5    # references this close (in their pooled scatters) are one colour seen twice
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,14 @@ class Classification:
     """A classified scan: facelet string in face letters, a confidence per sticker (0..1).
 
     ``repaired`` names the stickers whose colour the cube's constraints set
-    against their nearest reference (a misread the pieces corrected).
+    against their nearest reference (a misread the pieces corrected);
+    ``turned`` maps a face whose image was turned to the quarter turns
+    (clockwise) it was turned back by.
     """
     state: str
     confidence: np.ndarray
     repaired: tuple[str, ...] = ()
+    turned: dict[str, int] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -54,23 +58,56 @@ class Classification:
         return {"state": self.state,
                 "confidence": [round(float(c), 4) for c in self.confidence],
                 "min_confidence": round(float(self.confidence.min()), 4),
-                "repaired": list(self.repaired)}
+                "repaired": list(self.repaired),
+                "turned": dict(self.turned)}
 
 
 def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray,
-          sigma: float) -> Classification:
+          spread: np.ndarray) -> Classification:
     """The final reading with confidences, or the ScanError for a scan that cannot be trusted.
 
     ``cost[sticker, face]``: the robust cost the cube was solved with;
-    ``d2``: squared distances to the references in units of ``sigma``.
+    ``d2``: squared distances to the references, each in units of its colour's ``spread``.
     """
     size, labels = solution.size, solution.faces
-    _check_colours_differ(refs, sigma, labels, size)
-    logp = -0.5 * d2
+    reading = plain_reading(solution, d2, spread)
+    confidence, state = reading.confidence, reading.state
+    logp = _log_likelihood(d2, spread)
+    everyone = np.arange(len(labels))
+    fixed = fixed_facelets(size)
+    try:
+        _check_doubts(solution, cost, d2, refs, spread, confidence)
+        _check_repairs(labels, logp, d2, size)
+    except ScanError as error:
+        error.reading = Classification(state, confidence)
+        raise
+    from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
+    nearest = d2.argmin(axis=1)
+    repaired = tuple(sticker_name(i, size) for i in everyone if nearest[i] != labels[i] and i not in fixed)
+    return Classification(state, confidence, repaired)
+
+
+def _log_likelihood(d2: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    return -0.5 * d2 - np.log(spread).sum(axis=1)[None, :]
+
+
+def plain_reading(solution: Solution, d2: np.ndarray, spread: np.ndarray) -> Classification:
+    """A solution as a reading, each sticker's confidence its own colour probability (nothing checked)."""
+    logp = _log_likelihood(d2, spread)
     local = np.exp(logp - logp.max(axis=1, keepdims=True))
     local /= local.sum(axis=1, keepdims=True)
+    confidence = local[np.arange(len(solution.faces)), solution.faces].copy()
+    for i in fixed_facelets(solution.size):
+        confidence[i] = 1.0  # a centre (2x2: the DLB corner) names its face by definition
+    return Classification("".join(FACES[f] for f in solution.faces), confidence)
+
+
+def _check_doubts(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray, spread: np.ndarray,
+                  confidence: np.ndarray) -> None:
+    """Raise the ScanError for an untrustworthy reading; ``confidence`` is refined where checked."""
+    size, labels = solution.size, solution.faces
+    _check_colours_differ(refs, spread, labels, size)
     everyone = np.arange(len(labels))
-    confidence = local[everyone, labels].copy()
     fit = d2[everyone, labels]
     fixed = fixed_facelets(size)
     _check_outliers([i for i in everyone if i not in fixed and fit[i] > OUTLIER_D2], len(labels), size)
@@ -85,20 +122,13 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
             for j in np.flatnonzero(other.faces != labels):
                 doubts.setdefault(int(j), set()).update({int(labels[j]), int(other.faces[j])})
     if doubts:
-        raise _doubt_error(doubts, size)
-    _check_repairs(labels, d2, size)
-    for i in fixed:
-        confidence[i] = 1.0  # a centre (2x2: the DLB corner) names its face by definition
-    state = "".join(FACES[f] for f in labels)
-    from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
-    nearest = d2.argmin(axis=1)
-    repaired = tuple(sticker_name(i, size) for i in everyone if nearest[i] != labels[i] and i not in fixed)
-    return Classification(state, confidence, repaired)
+        raise doubt_error(doubts, size)
 
 
-def _check_colours_differ(refs: np.ndarray, sigma: float, labels: np.ndarray, size: int) -> None:
+def _check_colours_differ(refs: np.ndarray, spread: np.ndarray, labels: np.ndarray, size: int) -> None:
     """Two colour groups that look alike: the cube has fewer than six colours in view."""
-    d2 = ((refs[:, None, :] - refs[None, :, :]) ** 2).sum(axis=2) / sigma ** 2
+    var = spread[:, None, :] ** 2 + spread[None, :, :] ** 2
+    d2 = ((refs[:, None, :] - refs[None, :, :]) ** 2 / var).sum(axis=2)
     d2[np.diag_indices(6)] = np.inf
     a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
     if d2[a, b] >= MIN_SEPARATION_D2:
@@ -109,13 +139,23 @@ def _check_colours_differ(refs: np.ndarray, sigma: float, labels: np.ndarray, si
                     "check the lighting and that every sticker is in view", names)
 
 
-def _check_repairs(labels: np.ndarray, d2: np.ndarray, size: int) -> None:
-    """Many stickers read against strong evidence of their own colour: a face seen wrongly, not misreads."""
-    against = d2[np.arange(len(labels)), labels] - d2.min(axis=1)
-    strong = np.flatnonzero(against > STRONG_REPAIR_D2)
+def _check_repairs(labels: np.ndarray, logp: np.ndarray, d2: np.ndarray, size: int) -> None:
+    """Stickers read against clear evidence of their own colour: a face seen wrongly, not misreads.
+
+    A sticker that fits one colour well but has to be read as another is a
+    contradiction, not a misread: a face photo turned or swapped, a grid
+    found in the wrong place. Stickers that fit no colour well (glare,
+    shadow) may be set by the pieces around them. Centres (the 2x2's DLB
+    corner) name their colour by definition and are never evidence against it.
+    """
+    everyone = np.arange(len(labels))
+    against = logp.max(axis=1) - logp[everyone, labels]
+    against[list(fixed_facelets(size))] = 0.0
+    clear = d2.min(axis=1) <= CLEAR_FIT_D2
+    strong = np.flatnonzero((against > STRONG_REPAIR_LOGP) & clear)
     if len(strong) <= MAX_STRONG_REPAIRS:
         return
-    nearest = d2.argmin(axis=1)
+    nearest = logp.argmax(axis=1)
     parts = [f"{sticker_name(i, size)} looks {FACES[nearest[i]]} but only {FACES[labels[i]]} fits" for i in strong]
     raise ScanError(f"{len(strong)} stickers had to be read against their own colour ({', '.join(parts)}): "
                     "too many for misreads; is every face in view and its grid found where it is?",
@@ -129,7 +169,7 @@ def _check_outliers(outliers: list[int], count: int, size: int) -> None:
                         "is the whole cube in view, evenly lit and free of glare?", names)
 
 
-def _doubt_error(doubts: dict[int, set[int]], size: int) -> ScanError:
+def doubt_error(doubts: dict[int, set[int]], size: int) -> ScanError:
     names = [sticker_name(i, size) for i in sorted(doubts)]
     parts = [f"{sticker_name(i, size)} could be {' or '.join(FACES[f] for f in sorted(faces, key=FACES.__getitem__))}"
              for i, faces in sorted(doubts.items())]

@@ -35,7 +35,7 @@ from solver.geometry import FACES
 from .errors import ScanError
 from .lab import linear_to_srgb
 from .lighting import PLASTIC_ALBEDO, STICKER_ALBEDO, Lighting, face_shading, preset
-from .scene import Camera, corner_cameras, face_camera, face_frames, rotation, sticker_polygons
+from .scene import Camera, corner_cameras, face_camera, face_frames, photo_camera, rotation, sticker_polygons
 from .views import FaceView, ViewConfig
 
 RIGS = ("corners", "flip", "phone", "top")
@@ -263,4 +263,45 @@ def render_views(state: str, rig: str = "corners", light: str | Lighting = "dayl
             for name, camera in cameras.items()}
 
 
-__all__ = ["RIGS", "default_views", "render_image", "render_views", "top_face_corners"]
+def render_face_photo(state: str, face: str = "F", *, rotation_deg: float = 0.0, fill: float = 0.6,
+                      tilt_deg: float = 0.0, tilt_towards_deg: float = 0.0, offset: tuple[float, float] = (0.0, 0.0),
+                      light: str | Lighting = "daylight", rng: np.random.Generator | None = None,
+                      blur: float = 0.0, jpeg: int | None = None, background: bool = True,
+                      glare_at: int | None = None) -> np.ndarray:
+    """One 640x480 handheld photo of ``face`` in net orientation, at a pose the caller sets exactly.
+
+    Like the ``phone`` rig's photos, but for benchmarks that bin by pose:
+    ``rotation_deg`` (in-plane, clockwise, -45..45 for a face still read in
+    net orientation), ``fill`` (0.25..1: fraction of the shorter image side
+    the face spans), ``tilt_deg`` (0..30 typical: perspective, the angle
+    between the optical axis and the face normal) towards
+    ``tilt_towards_deg``, ``offset`` (-1..1: where the face sits in the room
+    left around it); see ``scene.photo_camera``. The cube sits exactly at its
+    seat, so ``face_photo_corners`` with the same pose gives the true corners.
+    Light, ``blur``, ``jpeg``, ``background`` and ``glare_at`` as for ``render_views``.
+    """
+    state = _checked_state(state)
+    if face not in FACES:
+        raise ScanError(f"unknown face {face!r} (faces: {' '.join(FACES)})")
+    if not 0.05 <= fill <= 1.5:
+        raise ScanError(f"fill must be 0.05..1.5 of the frame, got {fill}")
+    if jpeg is not None and not 1 <= int(jpeg) <= 100:
+        raise ScanError(f"JPEG quality must be 1..100, got {jpeg}")
+    rng = rng if rng is not None else np.random.default_rng()
+    size = 3 if len(state) == 54 else 2
+    camera = photo_camera(size, face, rotation_deg=rotation_deg, fill=fill, tilt_deg=tilt_deg,
+                          tilt_towards_deg=tilt_towards_deg, offset=offset)
+    return render_image(camera, state, light, rng, jitter=0.0, background=background, blur=blur, jpeg=jpeg,
+                        glare_at=glare_at)
+
+
+def face_photo_corners(size: int, face: str = "F", **pose) -> np.ndarray:
+    """True outer corners (TL, TR, BR, BL of the face in net orientation, pixels) of a ``render_face_photo``
+    taken with the same pose keywords (``rotation_deg``, ``fill``, ``tilt_deg``, ``tilt_towards_deg``,
+    ``offset``)."""
+    camera = photo_camera(size, face, **pose)
+    return camera.project(face_frames(size)[FACES.index(face)].corners(float(size)))
+
+
+__all__ = ["RIGS", "default_views", "face_photo_corners", "render_face_photo", "render_image", "render_views",
+           "top_face_corners"]

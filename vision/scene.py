@@ -132,3 +132,46 @@ def face_camera(size: int, face: str, turn: int = 0, tilt: tuple[float, float] =
     right = np.cross(up, frame.normal)
     direction = (rotation(up, np.radians(tilt[0])) @ rotation(right, -np.radians(tilt[1]))) @ frame.normal
     return Camera.looking_at(direction * distance * size, np.zeros(3), up, shift=shift)
+
+
+def photo_camera(size: int, face: str, *, rotation_deg: float = 0.0, fill: float = 0.6, tilt_deg: float = 0.0,
+                 tilt_towards_deg: float = 0.0, offset: tuple[float, float] = (0.0, 0.0),
+                 width: int = 640, height: int = 480) -> Camera:
+    """A handheld camera on one face with a controlled pose (``face_camera`` with exact pose numbers).
+
+    ``rotation_deg``: the camera rolls about its optical axis so that the
+    image turns this many degrees clockwise about its centre (a face seen
+    square then appears turned by exactly that); ``tilt_deg``: angle between
+    the optical axis and the face's normal (perspective), towards
+    ``tilt_towards_deg`` (0: the net's right, 90: its top, before the roll); ``fill``: the face's outline spans this
+    fraction of the image's shorter side (the larger side of its bounding
+    box); ``offset``: where the face sits in the room the frame leaves around
+    it, -1..1 in x and y (0: centred; +-1: touching an edge).
+    """
+    theta, phi = np.radians(tilt_deg), np.radians(tilt_towards_deg)
+    # face_camera tilts about its up, then its right axis: these two angles give exactly theta towards phi
+    across = np.degrees(np.arcsin(np.sin(theta) * np.sin(phi)))
+    along = np.degrees(np.arctan2(np.sin(theta) * np.cos(phi), np.cos(theta)))
+    corners = face_frames(size)[FACES.index(face)].corners(float(size))
+
+    spin = np.radians(rotation_deg)   # roll about the optical axis: the image turns about its centre
+    roll = np.array([[np.cos(spin), -np.sin(spin), 0.0], [np.sin(spin), np.cos(spin), 0.0], [0.0, 0.0, 1.0]])
+
+    def posed(distance: float, shift=(0.0, 0.0)) -> Camera:
+        camera = face_camera(size, face, 0, tilt=(along, across), distance=distance)
+        return Camera(roll @ camera.rotation, camera.position, width, height, camera.focal, tuple(shift))
+
+    target = fill * min(width, height)
+    near, far = 1.05, 200.0           # distance from the centre, in cube sizes: span falls as it grows
+    for _ in range(60):
+        middle = 0.5 * (near + far)
+        if float(np.ptp(posed(middle).project(corners), axis=0).max()) > target:
+            near = middle
+        else:
+            far = middle
+    distance = 0.5 * (near + far)
+    outline = posed(distance).project(corners)
+    low, high = outline.min(axis=0), outline.max(axis=0)
+    room = np.maximum(np.array([width, height], float) - (high - low), 0.0) / 2
+    wanted = np.array([width, height], float) / 2 + np.clip(np.asarray(offset, float), -1, 1) * room
+    return posed(distance, tuple(wanted - (low + high) / 2))

@@ -36,12 +36,13 @@ export function describeEvent(event) {
       return d.scramble ? `virtual cube scrambled with ${d.scramble}` : "virtual cube prepared";
     case "scan": {
       const size = d.state && d.state.length === 24 ? "2x2" : "3x3";
-      const doubtful = (d.confidence || []).filter((c) => c < 0.6).length;
+      const names = d.doubtful || [];
+      const doubtful = names.length || (d.confidence || []).filter((c) => c < 0.6).length;
       const note = doubtful ? `, ${doubtful} sticker${doubtful === 1 ? "" : "s"} in doubt` : "";
-      return `scanned a ${size} (attempt ${d.attempt ?? 1}${note})`;
+      return `scanned a ${size} (attempt ${d.attempt ?? 1}${note}${names.length ? ": " + names.join(", ") : ""})`;
     }
     case "scan_failed":
-      return `scan attempt ${d.attempt} failed: ${d.message}`;
+      return `scan attempt ${d.attempt} failed: ${d.message}` + (d.kept ? ` (kept in ${d.kept})` : "");
     case "solution":
       return `solution: ${d.htm} moves HTM, ${d.qtm} QTM, found in ${duration(d.seconds)}` +
         (d.estimated_s ? `; motors ≈ ${duration(d.estimated_s)}` : "");

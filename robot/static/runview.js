@@ -21,16 +21,19 @@ export class RunView {
     this.scanNet = new CubeNet(byId("scan-net"));
     this.el = {
       phase: byId("phase"), runLabel: byId("run-label"), netCaption: byId("net-caption"),
-      scanBox: byId("scan-box"), scanCaption: byId("scan-caption"), bar: byId("progress-bar"),
+      scanBox: byId("scan-box"), scanCaption: byId("scan-caption"), scanCheck: byId("scan-check"),
+      scanCheckText: byId("scan-check-text"), overlay: byId("scan-overlay"), overlayLink: byId("scan-overlay-link"),
+      bar: byId("progress-bar"),
       progressText: byId("progress-text"), elapsed: byId("elapsed"), remaining: byId("remaining"),
       steps: byId("steps"), summary: byId("solution-summary"), moves: byId("moves"), log: byId("log"),
     };
+    this.el.overlay.addEventListener("error", () => this.overlayGone());
     this.reset(null, null);
   }
 
   reset(runId, startedAt) {
     Object.assign(this, {
-      runId, startedAt, endedAt: null, phase: "idle", events: [], scan: null, solution: null,
+      runId, startedAt, endedAt: null, phase: "idle", events: [], scan: null, scanCheck: null, solution: null,
       doneIndex: -1, doneMoves: 0, totalMoves: 0, state: null, executingSince: null, lastMoveAt: null,
     });
     this.el.moves.replaceChildren();
@@ -72,6 +75,11 @@ export class RunView {
       case "scan":
         this.scan = {state: d.state, confidence: d.confidence || []};
         this.state = d.state;
+        this.scanCheck = d.doubtful && d.doubtful.length ? {scanId: d.scan_id, doubtful: d.doubtful, refused: false} : null;
+        break;
+      case "scan_failed":
+        this.scanCheck = d.scan_id || (d.stickers && d.stickers.length)
+          ? {scanId: d.scan_id, doubtful: d.stickers || [], refused: true, attempt: d.attempt, kept: d.kept} : null;
         break;
       case "solution":
         this.solution = d;
@@ -120,6 +128,7 @@ export class RunView {
   renderAll() {
     this.renderPhase();
     this.renderNets();
+    this.renderScanCheck();
     this.renderSolution();
     this.renderProgress();
     this.tick();
@@ -154,6 +163,38 @@ export class RunView {
         ? `${doubtfulAtScan} sticker${doubtfulAtScan === 1 ? "" : "s"} read with low confidence (marked ?)`
         : "All stickers read with good confidence.";
     }
+  }
+
+  /** A scan in doubt or refused: the stickers by name, where a refused one was kept, and its overlay picture. */
+  renderScanCheck() {
+    const check = this.scanCheck;
+    this.el.scanCheck.hidden = !check;
+    if (!check) return;
+    const names = check.doubtful.length ? check.doubtful.join(", ") : "none named";
+    let text = check.refused
+      ? `Scan attempt ${check.attempt} was refused. Stickers in doubt: ${names}.`
+      : `The scan went through, but these stickers were read with low confidence: ${names}.`;
+    if (check.kept) text += ` The refused scan (frames, overlay, scan.json) is kept in ${check.kept} for a bug report.`;
+    const url = check.scanId ? `api/scan/overlay.png?scan=${check.scanId}` : null;
+    const overlay = this.el.overlay;
+    if (url && overlay.getAttribute("src") !== url) {
+      overlay.hidden = false;
+      overlay.src = url;
+      this.el.overlayLink.href = url;
+    }
+    if (!url) overlay.hidden = true;
+    if (overlay.dataset.gone === url) text += " The picture of this scan is no longer in robotd's memory.";
+    overlay.alt = `Each face as scanned, with its grid, the colours read and their confidences; ` +
+      `stickers in doubt framed in red: ${names}`;
+    this.el.scanCheckText.textContent = text;
+    this.el.scanCheck.dataset.refused = String(check.refused);
+  }
+
+  overlayGone() {
+    const overlay = this.el.overlay;
+    overlay.dataset.gone = overlay.getAttribute("src") || "";
+    overlay.hidden = true;
+    this.renderScanCheck();
   }
 
   renderMoveList() {

@@ -1,0 +1,164 @@
+"""Searching for the best labelling: settle from a start, re-split overlapping colours, test the cube.
+
+The piece solver (``vision.pieces``) finds the best reachable cube for given
+references; references follow the labelling. Alternating the two settles
+in a local optimum, so colours that drift together get re-split along each
+direction they may differ in, and the best settled fit wins. ``free_cost``
+is the same fit with the pieces ignored: a clean scan costs the same, a
+face photo turned or swapped does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .assignment import min_cost_assignment
+from .pieces import Solution, best_cube_without, fixed_facelets
+from .reader import MAX_PASSES, Reader, costs
+
+MAX_SPLITS = 2             # overlapping colour pairs split again
+RESPLIT_BELOW_D2 = 16.0    # pairs closer than this (in their pooled scatters) are split again
+MAX_REFITS = 3             # rounds of forcing the least certain stickers and settling again
+MAX_FLIPS = 6              # stickers forced per round
+FLIP_BELOW = 6.0           # own evidence (log odds against the runner-up colour) below which a sticker is forced
+
+
+def best_fit(reader: Reader) -> tuple[Fit, list[Fit]]:
+    """The best-settled fit of a scan and every other distinct fit found on the way.
+
+    Fits are settled from every start, then overlapping colours are split
+    again. The others let the caller see whether a different reading of the
+    whole cube is nearly as good, which no single sticker's doubt reveals.
+    """
+    fits = [settle(reader, labels) for labels in reader.starts()]
+    tried = set()
+    for _ in range(MAX_SPLITS):
+        best = min(fits, key=lambda f: f.solution.cost)
+        pair = _merged_pair(best)
+        if pair is None or pair in tried:
+            break
+        tried.add(pair)
+        fits += [settle(reader, labels) for labels in _resplits(reader.features, best.solution.faces, pair)]
+    for _ in range(MAX_REFITS):
+        best = min(fits, key=lambda f: f.solution.cost)
+        trials = [settle(reader, labels) for labels in _flipped(best)]
+        fits += trials
+        if not trials or min(t.solution.cost for t in trials) >= best.solution.cost - 1e-9:
+            break
+    fits.sort(key=lambda f: f.solution.cost)
+    distinct = [fits[0]]
+    for fit in fits[1:]:
+        if not any(np.array_equal(fit.solution.faces, d.solution.faces) for d in distinct):
+            distinct.append(fit)
+    return distinct[0], distinct[1:]
+
+
+@dataclass
+class Fit:
+    solution: Solution
+    cost: np.ndarray
+    d2: np.ndarray
+    refs: np.ndarray
+    spread: np.ndarray
+    rivals: list = field(default_factory=list)   # other whole-cube readings nearly as good
+
+
+def settle(reader: Reader, labels: np.ndarray) -> Fit:
+    """Alternate references and the best cube from ``labels`` until the labels stop changing."""
+    refs = reader.update(labels)
+    for _ in range(MAX_PASSES):
+        solution, cost, d2 = reader.solve(refs)
+        if np.array_equal(solution.faces, labels):
+            break
+        labels = solution.faces
+        refs = reader.update(labels)
+    else:
+        solution, cost, d2 = reader.solve(refs)
+    return Fit(solution, cost, d2, refs, reader.spread)
+
+
+def free_cost(reader: Reader, labels: np.ndarray) -> float:
+    """Least cost of any labelling with each colour on n^2 stickers, pieces ignored (centres kept).
+
+    Compared with the best *reachable* cube this is a likelihood-ratio test
+    of "these colours form a real cube": a clean scan costs the same either
+    way, while a turned or swapped face photo clusters cleanly into six
+    colours that no real cube shows.
+    """
+    fixed = fixed_facelets(reader.size)
+    free = np.array([i for i in range(len(labels)) if i not in fixed])
+    slots = np.repeat(np.arange(6), reader.per_face)
+    for index, face in fixed.items():
+        slots = np.delete(slots, np.flatnonzero(slots == face)[0])
+    total = 0.0
+    for _ in range(MAX_PASSES):
+        refs = reader.update(labels)
+        cost, _ = costs(reader.features, refs, reader.spread)
+        columns = min_cost_assignment(cost[free][:, slots])
+        new = labels.copy()
+        new[free] = slots[columns]
+        total = float(cost[np.arange(len(labels)), new].sum())
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return total
+
+
+def _flipped(fit: Fit) -> list[np.ndarray]:
+    """Labellings in which one of the least certain stickers shows its runner-up colour.
+
+    Each is the best cube with that sticker forced away from its colour, at
+    the fit's references; settling it lets the references follow. A reading
+    held in place only by references fitted to itself gives way here.
+    """
+    logp = -0.5 * fit.d2 - np.log(fit.spread).sum(axis=1)[None, :]
+    own = logp[np.arange(len(logp)), fit.solution.faces]
+    logp[np.arange(len(logp)), fit.solution.faces] = -np.inf
+    margin = own - logp.max(axis=1)
+    fixed = fixed_facelets(fit.solution.size)
+    unsure = [int(i) for i in np.argsort(margin) if int(i) not in fixed and margin[i] < FLIP_BELOW][:MAX_FLIPS]
+    out = []
+    for i in unsure:
+        labels = best_cube_without(fit.cost, fit.solution, i).faces
+        if not any(np.array_equal(labels, o) for o in out):
+            out.append(labels)
+    return out
+
+
+def _merged_pair(fit: Fit) -> tuple[int, int] | None:
+    """The two colours that overlap most, if they overlap enough to be one colour read as two."""
+    var = fit.spread[:, None, :] ** 2 + fit.spread[None, :, :] ** 2
+    d2 = ((fit.refs[:, None, :] - fit.refs[None, :, :]) ** 2 / var).sum(axis=2)
+    d2[np.diag_indices(6)] = np.inf
+    a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
+    return (int(a), int(b)) if d2[a, b] < RESPLIT_BELOW_D2 else None
+
+
+def _resplits(features: np.ndarray, labels: np.ndarray, pair: tuple[int, int]) -> list[np.ndarray]:
+    """Two overlapping colours' stickers split again, along each direction they might differ in.
+
+    Two colours that drift together under warm or dim light (red and
+    orange, white and yellow when overexposed) still differ along *some*
+    direction: lightness for a dim red against orange, yellowness for a
+    cream yellow against white. Each colour shows on the same number of
+    stickers, so the union is cut in half along each feature axis and along
+    its main axis of variation; the half nearer a colour's previous
+    reference takes that colour. The caller keeps whichever settles best.
+    """
+    a, b = pair
+    members = np.flatnonzero((labels == a) | (labels == b))
+    x = features[members]
+    scale = np.median(np.abs(x - np.median(x, axis=0)), axis=0) + 1e-6
+    z = (x - np.median(x, axis=0)) / scale
+    directions = list(np.eye(features.shape[1])) + [np.linalg.svd(z, full_matrices=False)[2][0]]
+    ref_a = (np.median(features[labels == a], axis=0) - np.median(x, axis=0)) / scale
+    out = []
+    for direction in directions:
+        order = np.argsort(z @ direction)
+        low, high = members[order[: len(members) // 2]], members[order[len(members) // 2:]]
+        split = labels.copy()
+        split[high], split[low] = (a, b) if ref_a @ direction > 0 else (b, a)
+        out.append(split)
+    return out

@@ -1,0 +1,270 @@
+"""The colour model of one scan: normalised sticker colours, references, spreads, face light.
+
+``Reader`` holds a scan being read (see ``vision.classify`` for the whole
+method): white balance and exposure cancelled once, chromaticity for a
+brightness-free first labelling, CIELAB features with per-face brightness
+planes afterwards, and for any labelling the references (medians) and each
+colour's own scatter, from which every sticker's cost against every colour
+follows.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from solver.geometry import FACES, OPPOSITE
+
+from .assignment import min_cost_assignment
+from .calibration import Calibration
+from .lab import linear_to_lab, luminance, srgb_to_linear
+from .pieces import Solution, best_cube, fixed_facelets
+
+# A typical sticker set (white, red, green, yellow, orange, blue), used only for the
+# target of the state-invariant white balance, never to name colours.
+TYPICAL_STICKERS_SRGB = np.array([[235, 235, 230], [190, 25, 35], [0, 155, 75],
+                                  [250, 215, 0], [255, 95, 10], [0, 75, 175]], dtype=np.float64)
+LIGHTNESS_WEIGHT = 0.75
+STUDENT_NU = 4.0
+FITS_NONE_D2 = 100.0       # squared standardised distance at which a sticker fits a colour not at all
+MIN_SPREAD = 0.5           # Lab units: about one 8-bit step of a light colour
+MAD_TO_SIGMA = 1.4826
+SPREAD_PRIOR = 1.0         # the median colour's scatter counts as this many stickers
+MAX_PASSES = 6
+PRIOR_WEIGHT = 3.0         # the calibrated colour counts as this many stickers
+FACE_GAIN_RANGE = (0.2, 5.0)
+GAIN_OUTLIER_LOG = 0.4      # log brightness ratio beyond which a sticker stops bending its face's light
+SLOPE_RIDGE = {2: 2.0, 3: 1.0}    # how firmly a face's light is kept flat (per size)
+CHROMA_FLOOR = 0.01        # keeps the chromaticity of near-black noise from flying apart
+CHROMA_SIGMA = 3.0
+LAB_START_SIGMA = 8.0
+CLUSTER_STARTS = 4         # 2x2: k-means starts for the three colours not on the DLB corner
+ROUGH_REFINED = 3          # 2x2: best seedings refined before one is kept
+
+
+def _features(linear: np.ndarray) -> np.ndarray:
+    lab = linear_to_lab(linear)
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    return lab
+
+
+def _chromaticity(linear: np.ndarray) -> np.ndarray:
+    """Brightness-free features: 100 r/(r+g+b), 100 g/(r+g+b), for the first, rough pass."""
+    total = linear.sum(axis=-1, keepdims=True) + CHROMA_FLOOR
+    return 100.0 * linear[..., :2] / total
+
+
+def _white_balance(linear: np.ndarray, target_mean: np.ndarray) -> np.ndarray:
+    mean = np.maximum(linear.mean(axis=0), 1e-4)
+    return linear * (target_mean / mean)
+
+
+def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(robust cost, squared standardised distance) of every sticker against every reference.
+
+    ``spread[colour, axis]``: how far that colour's stickers scatter along
+    each feature axis. The cost is a Student-t negative log-likelihood, so a
+    tight colour pays less for its stickers than a loose one. Beyond
+    ``FITS_NONE_D2`` a sticker fits that colour not at all, and how far
+    beyond says nothing: a sticker that fits no colour (glare, a sticker
+    half in shadow) is evidence for none of them.
+    """
+    d2 = (((features[:, None, :] - refs[None, :, :]) / spread[None, :, :]) ** 2).sum(axis=2)
+    norm = np.log(spread).sum(axis=1)
+    cost = 0.5 * (STUDENT_NU + 3) * np.log1p(d2 / STUDENT_NU) + norm[None, :]
+    ceiling = 0.5 * (STUDENT_NU + 3) * np.log1p(FITS_NONE_D2 / STUDENT_NU) + np.median(norm)
+    return np.minimum(cost, ceiling), d2
+
+
+def _spread(features: np.ndarray, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """(6, 3) robust scatter of each colour's stickers along each axis, measured on this cube.
+
+    Colours differ in how tightly they repeat (a saturated white hardly
+    varies, a red in shadow a lot), so one global spread either blurs two
+    close colours together or makes a loose one look like outliers. Each
+    colour's scale is its median absolute deviation, shrunk a little
+    towards the median over colours (few stickers per colour on a 2x2), and
+    never below what 8-bit quantisation leaves.
+    """
+    dev = np.abs(features - refs[labels])
+    own = np.stack([np.median(dev[labels == k], axis=0) for k in range(6)]) * MAD_TO_SIGMA
+    pooled = np.median(own, axis=0)
+    counts = np.bincount(labels, minlength=6)[:, None]
+    var = (counts * own ** 2 + SPREAD_PRIOR * pooled ** 2) / (counts + SPREAD_PRIOR)
+    return np.maximum(np.sqrt(var), MIN_SPREAD)
+
+
+def _medians(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    return np.stack([np.median(values[labels == k], axis=0) for k in range(6)])
+
+
+@lru_cache(maxsize=None)
+def _gain_fit(size: int) -> np.ndarray:
+    """Matrix taking per-sticker log ratios of one face to its fitted plane (ridge on the slopes)."""
+    step = np.linspace(-1.0, 1.0, size)
+    rows, cols = np.meshgrid(step, step, indexing="ij")
+    design = np.stack([np.ones(size * size), cols.ravel(), rows.ravel()], axis=1)
+    ridge = np.diag([0.0, SLOPE_RIDGE[size], SLOPE_RIDGE[size]])
+    return design @ np.linalg.solve(design.T @ design + ridge, design.T)
+
+
+def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
+    """Brightness gain of each sticker's spot: a plane in log luminance per face.
+
+    Faces get different light (one lamp, two cameras) and light falls off
+    across a face. One factor per spot rather than one per channel, and a
+    smooth plane rather than free values, so a few stickers cannot bend a
+    wrong labelling into a consistent one; a sticker far darker or brighter
+    than the rest of its face (a shadowed or blacked-out sticker, glare)
+    counts only as much as one moderately off.
+    """
+    y = luminance(linear)
+    expected = np.array([np.median(y[labels == k]) for k in range(6)])[labels]
+    log_ratio = np.log(np.maximum(y, 1e-6) / np.maximum(expected, 1e-6)).reshape(6, size * size)
+    typical = np.median(log_ratio, axis=1, keepdims=True)
+    log_ratio = typical + np.clip(log_ratio - typical, -GAIN_OUTLIER_LOG, GAIN_OUTLIER_LOG)
+    log_gain = np.clip(log_ratio @ _gain_fit(size).T, *np.log(FACE_GAIN_RANGE))
+    return np.exp(log_gain - log_gain.mean()).ravel()
+
+
+class Reader:
+    """One scan being read: normalised colours, references, the current best cube."""
+
+    def __init__(self, rgb: np.ndarray, calibration: Calibration | None):
+        self.size = 3 if len(rgb) == 54 else 2
+        self.per_face = self.size ** 2
+        self.calibration = calibration
+        linear = srgb_to_linear(rgb)
+        if calibration is not None:
+            linear = calibration.flatten(linear)
+            target = calibration.palette_linear.mean(axis=0)
+            self.prior_linear = calibration.palette_linear
+        else:
+            target = srgb_to_linear(TYPICAL_STICKERS_SRGB).mean(axis=0)
+            self.prior_linear = None
+        self.linear0 = _white_balance(linear, target)
+        self.linear = self.linear0
+        self.feature_fn = _features
+        self.features = _features(self.linear)
+        self.spread = np.full((6, 3), CHROMA_SIGMA)
+        self.prior_match = None  # prior palette row for each face, once known
+
+    def solve(self, refs: np.ndarray) -> tuple[Solution, np.ndarray, np.ndarray]:
+        cost, d2 = costs(self.features, refs, self.spread)
+        return best_cube(cost, self.size), cost, d2
+
+    def update(self, labels: np.ndarray) -> np.ndarray:
+        """New references (and face gains, spread) from a labelling."""
+        self.feature_fn = _features
+        gains = _face_gains(self.linear0, labels, self.size)
+        self.linear = self.linear0 / gains[:, None]
+        self.features = _features(self.linear)
+        refs = _medians(self.features, labels)
+        if self.prior_linear is not None:
+            refs = self._with_prior(refs, labels)
+        self.spread = _spread(self.features, refs, labels)
+        return refs
+
+    def _with_prior(self, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """Pull the references towards the calibrated colours, at the brightness seen now.
+
+        On the solved cube each colour was lit as its face was; only its
+        chromaticity carries over, so the calibrated colour is scaled to the
+        luminance of the stickers now given that colour.
+        """
+        if self.prior_match is None:
+            d = ((_chromaticity(_medians(self.linear, labels))[:, None, :]
+                  - _chromaticity(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
+            self.prior_match = min_cost_assignment(d)
+        prior = self.prior_linear[self.prior_match]
+        seen = luminance(_medians(self.linear, labels))
+        prior = _features(prior * (seen / np.maximum(luminance(prior), 1e-6))[:, None])
+        counts = np.bincount(labels, minlength=6)[:, None]
+        return (refs * counts + prior * PRIOR_WEIGHT) / (counts + PRIOR_WEIGHT)
+
+    def starts(self) -> list[np.ndarray]:
+        """Distinct starting labellings, each refined a little from a seeding of the references.
+
+        Seeds are taken in two feature spaces: brightness-free chromaticity
+        (faces lit very differently start right) and CIELAB (colours that
+        differ mainly in lightness start apart). A 2x2 also has several
+        seedings per space (its U, R and F colours are not known up front).
+        Several starts are settled by the caller, so one unlucky start
+        cannot decide the reading.
+        """
+        starts: list[tuple[float, np.ndarray]] = []
+        for feature_fn, spread in ((_chromaticity, CHROMA_SIGMA), (_features, LAB_START_SIGMA)):
+            self.feature_fn = feature_fn
+            self.features = feature_fn(self.linear0)
+            self.spread = np.full((6, self.features.shape[1]), spread)
+            tried = sorted((self.solve(refs)[0].cost, i, refs) for i, refs in enumerate(self.seed_sets()))
+            for _, _, refs in tried[:ROUGH_REFINED]:
+                cost, labels = self._refine(refs)
+                if not any(np.array_equal(labels, other) for _, other in starts):
+                    starts.append((cost, labels))
+        return [labels for _, labels in starts]
+
+    def _refine(self, refs: np.ndarray) -> tuple[float, np.ndarray]:
+        solution, _, _ = self.solve(refs)
+        labels = solution.faces
+        for _ in range(3):
+            solution, _, _ = self.solve(_medians(self.features, labels))
+            if np.array_equal(labels, solution.faces):
+                break
+            labels = solution.faces
+        return solution.cost, labels
+
+    def seed_sets(self) -> list[np.ndarray]:
+        """Candidate starting references: the centres (3x3); DLB corner plus U R F guesses (2x2)."""
+        fixed = fixed_facelets(self.size)
+        refs = np.zeros((6, self.features.shape[1]))
+        for index, face in fixed.items():
+            refs[face] = self.features[index]
+        if self.size == 3:
+            return [refs]
+        return self._seed_opposites(refs, fixed)
+
+    def _seed_opposites(self, refs: np.ndarray, fixed: dict[int, int]) -> list[np.ndarray]:
+        """2x2: D, L, B come from the DLB corner; guesses for U, R, F (their opposites)."""
+        known = [FACES.index(f) for f in "DLB"]
+        if self.prior_linear is not None:
+            prior = self.feature_fn(self.prior_linear)
+            d = ((refs[known][:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
+            padded = np.vstack([d, np.full((3, 6), d.max() + 1.0)])
+            rows = min_cost_assignment(padded)[:3]
+            for face, row in zip(known, rows):
+                refs[FACES.index(OPPOSITE[FACES[face]])] = prior[self.calibration.opposite_colour(row)]
+            return [refs]
+        out = []
+        for centres in self._free_clusters(refs[known], fixed):
+            trial = refs.copy()
+            near = ((centres[:, None, :] - refs[known][None, :, :]) ** 2).sum(axis=2)
+            for centre, k in enumerate(min_cost_assignment(near)):
+                trial[FACES.index(OPPOSITE[FACES[known[k]]])] = centres[centre]
+            out.append(trial)
+        return out
+
+    def _free_clusters(self, known: np.ndarray, fixed: dict[int, int]) -> list[np.ndarray]:
+        """Three more cluster centres, k-means from farthest-first and from seeded random starts."""
+        free = self.features[[i for i in range(len(self.features)) if i not in fixed]]
+        rng = np.random.default_rng(0)   # the same input always reads the same
+        results = []
+        for attempt in range(CLUSTER_STARTS):
+            centres = list(known)
+            for _ in range(3):
+                d = np.min([((free - c) ** 2).sum(axis=1) for c in centres], axis=0)
+                if attempt == 0 or not d.sum() > 0:   # all stickers alike: nothing to sample by
+                    pick = int(np.argmax(d))
+                else:
+                    pick = int(rng.choice(len(free), p=d / d.sum()))
+                centres.append(free[pick])
+            centres = np.array(centres)
+            for _ in range(4):
+                nearest = ((self.features[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+                for k in range(3, 6):
+                    if np.any(nearest == k):
+                        centres[k] = np.median(self.features[nearest == k], axis=0)
+            if not any(np.allclose(centres[3:], r) for r in results):
+                results.append(centres[3:])
+        return results
