@@ -32,8 +32,6 @@ STILL_REFUSED = {
     "tracker-40f3729-3x3x3-random-01":
         "overexposed: white against cream yellow is refused as photographed (F4 F8 D4 L2 could be white or "
         "yellow), though the RGB readout of the same cube reads right",
-    "tracker-1990229-3x3x3-random-05":
-        "face U: no 3x3 sticker grid found (dim stickers whose edges do not close against black plastic)",
 }
 
 

@@ -1,25 +1,27 @@
 """Automatic sticker-grid detection in a photo of one face (handheld or uncalibrated rig).
 
-1. *Candidates*: stickers are bright, evenly coloured, square-ish patches
-   framed by dark plastic. Edges (Canny on the contrast-stretched brightness
-   and on the colour channels) cut the image into regions; regions that are
-   square-ish (aspect, fill of their rotated rectangle) and of a plausible
-   size are candidates. Background parts, the robot's frame and coloured
-   plastic produce candidates too; the lattice sorts them out.
-2. *Lattice*: each candidate and one of its nearest neighbours of similar
-   size propose a square lattice (origin, one pitch vector, the other at
-   90 degrees); with six or more voters a RANSAC homography takes over, so
-   perspective does not push far stickers off their points. Candidates on
-   lattice points whose size fits vote; the n x n windows with most votes
-   are checked: all cells but one (two if a sticker was missed) must look
-   like stickers framed by dark plastic on all four sides, which tells a
-   2x2 cube from a 3x3 window half over the background. A 3x3 that holds
-   up wins over any 2x2 inside it; among equals, most framed cells, then
-   most contrast. Missing stickers (glare, a sticker the edges split) are
-   inferred from the lattice.
-3. *Face*: a homography from lattice coordinates to the voters' centres
-   gives the four outer corners; the lattice axis closest to the image's x
-   axis is the face's "right" (photos show the face in net orientation).
+1. *Candidates* (``grid_candidates``): square-ish regions that edges cut a
+   copy of the photo about 320 pixels wide into; brightness edges first,
+   colour edges added where those do not settle the search (``_search``).
+2. *Lattices* (``grid_lattice``): candidate pairs propose square lattices,
+   refitted to their voters (affine, then a homography).
+3. *Windows*: the n x n windows of a lattice with most voters are checked:
+   voters of one face have one size relative to the pitch at their place
+   (one that does not is left out and counts as missing), and all cells but
+   one (two if a sticker was not even a candidate) must look like stickers
+   framed by dark plastic on all four sides, which tells a 2x2 cube from a
+   3x3 window half over the background. A 3x3 that holds up wins over any
+   2x2 inside it; among equals, most framed cells, then most contrast.
+   Missing stickers (glare, a sticker the edges split) are inferred from the
+   lattice.
+4. *Face*: the map fitted to the window's voters gives the four outer
+   corners; the lattice axis closest to the image's x axis is the face's
+   "right" (photos show the face in net orientation).
+
+Where the coarse copy shows no grid, or one so fine that its black gaps (about
+a tenth of the pitch) are only a pixel or two wide there and neighbouring
+stickers may have merged, the search is repeated at twice the resolution (up
+to the photo's own), and a 3x3 found at either scale beats a 2x2.
 """
 
 from __future__ import annotations
@@ -30,22 +32,23 @@ import cv2
 import numpy as np
 
 from .errors import ScanError
+from .grid_candidates import brightness_edges, candidates, colour_edges, shrink
+from .grid_lattice import MIN_HOMOGRAPHY_VOTERS, Lattice, apply, best_windows, fit_map, lattices, pitch_at
 from .sampling import check_image
 
-WORK_WIDTH = 320            # photos are shrunk to this width to find the grid (speed, noise)
-MIN_STICKER_PX = 8.0        # side, at work size
-EDGE_NOISE_FACTOR = 12.0    # Canny's low threshold, in noise deviations of the blurred channel
-MAX_STICKER_SHARE = 0.45    # of the image's shorter side
-LATTICE_TOLERANCE = 0.28    # in pitches: how far a centre may sit from its lattice point
-MIN_HOMOGRAPHY_VOTERS = 6   # fewer fit almost any homography: it would prove nothing
-RANSAC_SHARE = 0.15         # of a pitch: how far a voter may sit from the fitted homography
-NEIGHBOURS = 4
-MIN_FILL = 0.85             # of its rotated bounding rectangle: rounded squares yes, discs no
-MIN_VOTES = {2: 3, 3: 5}
-MAX_SIDE_RATIO = 1.45       # largest to smallest voter of one face (a tilted photo's perspective)    # stickers found on the lattice before a grid is believed
+WORK_WIDTH = 320            # photos are shrunk to this width to find the grid (speed, noise) ...
+FINE_WIDTH = 640            # ... and to this one where that shows none or a fine grid:
+FINE_PITCH = 24.0           # pitch below which the gaps (a tenth of it) blur away on the coarse copy
+MIN_VOTES = {2: 3, 3: 5}    # stickers found on the lattice before a grid is believed
+SIDE_SPREAD = 1.2           # a voter's side per pitch within this factor of its face's median
 FRAME_RATIO = 1.4           # a sticker's middle is this much brighter than the plastic around it,
 FRAME_LIFT = 8.0            # plus these levels
 CHANNEL_FRAME_RATIO = 2.0   # the same in the sticker's own brightest channel
+CELL = 20                   # pixels per cell of the warped face the frame test reads
+BAND = 5                    # width of the border bands it reads, in those pixels
+OUTER_LINES = 2             # the band's lines along the cell's edge, where the gap is
+DARK_SHARE = 0.1            # a band's darkness: this quantile of its pixels (a half gap at the outline
+                            # fills a fifth of the band)
 
 
 @dataclass(frozen=True)
@@ -56,157 +59,164 @@ class Grid:
     votes: int
 
 
-def _noise(channel: np.ndarray) -> float:
-    """Robust noise level of a channel: scaled median deviation from its 3x3 median."""
-    residual = cv2.absdiff(channel, cv2.medianBlur(channel, 3))
-    return 1.4826 * float(np.median(residual)) + 0.5
+@dataclass(frozen=True)
+class _Window:
+    """An n x n window of a lattice: its voters (candidate indices), a map fitted to them, where it starts,
+    and whether it settles the search (see ``_fit``)."""
+    size: int
+    voters: np.ndarray
+    matrix: np.ndarray       # lattice coordinates to the image
+    start: tuple[int, int]
+    settled: bool
+
+    @property
+    def votes(self) -> int:
+        return len(self.voters)
 
 
-def _candidates(image: np.ndarray) -> np.ndarray:
-    """(k, 3) rows of centre x, centre y and side of the sticker-like regions of an image."""
-    blurred = cv2.GaussianBlur(image, (5, 5), 1.2)
-    value = blurred.max(axis=2)
-    top = max(float(np.percentile(value, 99)), 1.0)
-    stretched = cv2.convertScaleAbs(value, alpha=255.0 / top)
-    channels = [stretched] + list(cv2.split(cv2.cvtColor(blurred, cv2.COLOR_BGR2YCrCb))[1:])
-    edges = None
-    for channel, low in zip(channels, (30.0, 25.0, 25.0)):
-        low = max(low, EDGE_NOISE_FACTOR * _noise(channel))
-        found = cv2.Canny(channel, low, 2.5 * low)
-        edges = found if edges is None else edges | found
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(255 - edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    h, w = image.shape[:2]
-    max_side = MAX_STICKER_SHARE * min(h, w)
-    rows = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < MIN_STICKER_PX ** 2 or area > max_side ** 2:
-            continue
-        (cx, cy), (rw, rh), _ = cv2.minAreaRect(contour)
-        if rw <= 0 or rh <= 0 or not 0.6 < rw / rh < 1.67 or area / (rw * rh) < MIN_FILL:
-            continue
-        hull = cv2.convexHull(contour)
-        if area / max(cv2.contourArea(hull), 1.0) < 0.9:
-            continue
-        # the region lies inside the dilated edges: grow its side back by the edge width
-        rows.append((cx, cy, np.sqrt(rw * rh) + 2.0))
-    return _distinct(np.array(rows, dtype=np.float64).reshape(-1, 3))
+def detect_grid(image: np.ndarray, size: int | None = None, name: str = "photo") -> Grid:
+    """Find the sticker grid of one face in a photo; ``size`` 2 or 3, or None to tell from the photo.
 
-
-def _distinct(cands: np.ndarray) -> np.ndarray:
-    """One candidate per patch: nested regions of one sticker keep the largest."""
-    keep = []
-    for row in cands[np.argsort(-cands[:, 2])]:
-        if all(np.hypot(*(row[:2] - k[:2])) > 0.3 * k[2] for k in keep):
-            keep.append(row)
-    return np.array(keep).reshape(-1, 3)
-
-
-def _lattice_votes(cands: np.ndarray, origin: int, pitch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lattice coordinates of all candidates under one hypothesis, and which of them fit it.
-
-    First a square lattice from the pitch; then, from six or more voters, a
-    homography (RANSAC, so a background part that happened to fit is left
-    out), so the foreshortening of a tilted photo does not push the far
-    stickers off their lattice points.
+    Returns the face's corners (TL, TR, BR, BL in the photo's pixels) for
+    ``vision.sampling.sample_face``. Raises ``ScanError`` naming ``name``
+    when no grid is found.
     """
-    basis = np.array([pitch, [-pitch[1], pitch[0]]]).T          # columns: a, a turned 90 degrees
-    coords = np.linalg.solve(basis, (cands[:, :2] - cands[origin, :2]).T).T
-    local_pitch = np.full(len(cands), np.linalg.norm(pitch))
-    fits = _fitting(cands, coords, local_pitch)
-    if fits.sum() >= MIN_HOMOGRAPHY_VOTERS:
-        lattice = np.round(coords[fits])
-        matrix, _ = cv2.findHomography(np.float32(lattice), np.float32(cands[fits, :2]), cv2.RANSAC,
-                                       RANSAC_SHARE * float(np.linalg.norm(pitch)))
-        if matrix is not None and abs(np.linalg.det(matrix)) > 1e-9:
-            warped = cv2.perspectiveTransform(np.float32(cands[None, :, :2]), np.linalg.inv(matrix))[0]
-            warped = warped.astype(np.float64)
-            steps = np.float32(np.concatenate([warped + (0.5, 0), warped - (0.5, 0)]))[None]
-            ends = cv2.perspectiveTransform(steps, matrix)[0]
-            refined = _fitting(cands, warped, np.linalg.norm(ends[:len(cands)] - ends[len(cands):], axis=1))
-            if refined.sum() >= fits.sum():
-                coords, fits = warped, refined
-    return np.round(coords).astype(int), fits
-
-
-def _fitting(cands: np.ndarray, coords: np.ndarray, pitch: np.ndarray) -> np.ndarray:
-    near = np.all(np.abs(coords - np.round(coords)) < LATTICE_TOLERANCE, axis=1)
-    return near & (cands[:, 2] > 0.6 * pitch) & (cands[:, 2] < 1.25 * pitch)
-
-
-def _best_windows(coords: np.ndarray, fits: np.ndarray, n: int) -> tuple[int, list[tuple[int, int]]]:
-    """Most votes an n x n lattice window gets, and the lower corners of all windows that get them."""
-    pts = np.array(sorted(set(map(tuple, coords[fits].tolist()))), dtype=int).reshape(-1, 2)
-    if not len(pts):
-        return 0, []
-    offsets = np.array([(di, dj) for di in range(n) for dj in range(n)])
-    starts = np.unique((pts[:, None, :] - offsets[None]).reshape(-1, 2), axis=0)
-    rel = pts[None, :, :] - starts[:, None, :]
-    counts = np.all((rel >= 0) & (rel < n), axis=2).sum(axis=1)
-    best = int(counts.max())
-    return best, [(int(i), int(j)) for i, j in starts[counts == best]]
-
-
-def _hypotheses(cands: np.ndarray):
-    """(origin index, pitch vector) proposals from each candidate and its nearest similar neighbours."""
-    centres = cands[:, :2]
-    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    np.fill_diagonal(dist, np.inf)
-    for i in range(len(cands)):
-        for j in np.argsort(dist[i])[:NEIGHBOURS]:
-            d = dist[i, j]
-            if not np.isfinite(d):
+    image = check_image(image, name)
+    if size not in (None, 2, 3):
+        raise ScanError(f"size must be 2 or 3, got {size!r}")
+    found, best = 0, None
+    for width in (WORK_WIDTH, FINE_WIDTH):
+        work, scale = shrink(image, width)
+        grid, seen = _search(work, size)
+        found = max(found, seen)
+        if grid is not None:
+            if best is None or grid.size >= best.size:       # a 3x3 beats a 2x2 inside it at either scale
+                best = Grid(grid.size, _upright(grid.corners) / scale, grid.votes)
+            if _pitch(grid) >= FINE_PITCH:
                 break
-            ratio = cands[j, 2] / cands[i, 2]
-            if not 0.75 < ratio < 1.33 or not 1.0 * cands[i, 2] < d < 1.7 * cands[i, 2]:
-                continue
-            yield i, centres[j] - centres[i]
+        if scale >= 1.0:
+            break
+    if best is not None:
+        return best
+    wanted = f"{size}x{size}" if size else "2x2 or 3x3"
+    raise ScanError(f"{name}: no {wanted} sticker grid found ({found} sticker-like patches, "
+                    "none forming a grid): is one face of the cube in view, in focus and lit?")
 
 
-def _fit(cands: np.ndarray, n: int | None, image: np.ndarray) -> Grid | None:
-    """The best-supported grid: most votes, then the clearest dark gaps between its cells."""
+def _search(work: np.ndarray, size: int | None) -> tuple[Grid | None, int]:
+    """The grid in a work image, and how many candidates were seen: brightness edges first, colour edges where needed.
+
+    Brightness edges alone settle most photos (see ``_fit``). Else the
+    colour edges are added (a sticker against plastic or background of like
+    brightness) and the search is repeated.
+    """
+    edge_map = brightness_edges(work)
+    cands = candidates(edge_map)
+    first = _fit(cands, size, work) if len(cands) else None
+    if first is not None and first[1]:
+        return first[0], len(cands)
+    more = candidates(cv2.bitwise_or(edge_map, colour_edges(work)))
+    second = _fit(more, size, work) if len(more) else None
+    found = second or first
+    return (None if found is None else found[0]), max(len(cands), len(more))
+
+
+def _pitch(grid: Grid) -> float:
+    """Mean pitch of a grid in pixels (its sides over its size)."""
+    return float(np.linalg.norm(grid.corners - np.roll(grid.corners, 1, axis=0), axis=1).mean()) / grid.size
+
+
+def _fit(cands: np.ndarray, n: int | None, image: np.ndarray) -> tuple[Grid, bool] | None:
+    """The best-supported grid (most votes, then most framed cells, then the clearest dark gaps), and whether
+    it settles the search: every sticker found and, where the size is open, a 3x3, or a 2x2 with no more
+    voters on its lattice (a 3x3 face whose other stickers the edges missed would show some)."""
     sizes = (n,) if n else (3, 2)
-    proposals = {}
-    for origin, pitch in _hypotheses(cands):
-        coords, fits = _lattice_votes(cands, origin, pitch)
+    windows: dict[tuple, _Window] = {}
+    for lattice in lattices(cands):
+        alone = int(lattice.fits.sum())
         for size in sizes:
-            votes, starts = _best_windows(coords, fits, size)
+            votes, starts = best_windows(lattice, size)
             if votes < MIN_VOTES[size]:
                 continue
             for start in starts:
-                inside = fits & np.all((coords >= start) & (coords < np.add(start, size)), axis=1)
-                key = (size, frozenset(np.flatnonzero(inside).tolist()))   # a lattice seen from several stickers
-                if key in proposals:
+                window = _window(cands, lattice, size, start, settles=n is not None or size == 3 or votes == alone)
+                if window is None:
                     continue
-                proposals[key] = (votes, size, origin, pitch, start, coords, inside)
-                if size == sizes[0] and votes == size * size:
-                    found = _accept(cands, image, [proposals[key]])   # every sticker found: nothing can beat it
+                key = (size, frozenset(window.voters.tolist()))     # one face seen from several stickers
+                if key in windows:
+                    continue
+                windows[key] = window
+                if size == sizes[0] and window.votes == size * size:
+                    found = _accept(image, [window])       # every sticker found: nothing beats it
                     if found is not None:
-                        return found
+                        return found[0], True
     for size in sizes:                 # a 3x3 that holds up beats any 2x2 inside it
-        mine = [p for p in proposals.values() if p[1] == size]
-        for level in sorted({p[0] for p in mine}, reverse=True):
-            found = _accept(cands, image, [p for p in mine if p[0] == level])
+        mine = [w for w in windows.values() if w.size == size]
+        for level in sorted({w.votes for w in mine}, reverse=True):
+            found = _accept(image, [w for w in mine if w.votes == level])
             if found is not None:
-                return found
+                grid, window = found
+                return grid, window.settled and window.votes == size * size
     return None
 
 
-def _accept(cands: np.ndarray, image: np.ndarray, proposals: list) -> Grid | None:
-    """Of proposals with equal votes, the one with most framed cells, then most contrast, if any holds up."""
+def _window(cands: np.ndarray, lattice: Lattice, size: int, start: tuple[int, int], settles: bool) -> _Window | None:
+    """The voters in one n x n window of a lattice, with a map fitted to them; None if too few.
+
+    Voters whose side per pitch at their place is far from the window's
+    median are left out: stickers of one face are alike. The pitch comes from
+    a homography fitted to the window's voters, so perspective (near
+    stickers look larger) changes side and pitch alike; where the voters are
+    too few to fit one, sizes are not compared.
+    """
+    inside = lattice.fits & np.all((lattice.coords >= start) & (lattice.coords < np.add(start, size)), axis=1)
+    voters = np.flatnonzero(inside)
+    if len(voters) < MIN_VOTES[size]:
+        return None
+    matrix = _window_map(cands, lattice, voters, size)
+    if _homography_fits(len(voters), size):
+        relative = cands[voters, 2] / pitch_at(matrix, lattice.coords[voters].astype(np.float64))
+        middle = float(np.sort(relative)[len(relative) // 2])
+        alike = (relative < SIDE_SPREAD * middle) & (relative > middle / SIDE_SPREAD)
+        if not alike.all():
+            voters = voters[alike]
+            if len(voters) < MIN_VOTES[size]:
+                return None
+            matrix = _window_map(cands, lattice, voters, size)
+    return _Window(size, voters, matrix, start, settles)
+
+
+def _homography_fits(voters: int, size: int) -> bool:
+    """Whether a window's voters determine a homography well: six or more, or a complete 2x2."""
+    return voters >= MIN_HOMOGRAPHY_VOTERS or voters == size * size == 4
+
+
+def _window_map(cands: np.ndarray, lattice: Lattice, voters: np.ndarray, size: int) -> np.ndarray:
+    """A map from lattice coordinates to the image fitted to a window's voters.
+
+    A homography where the voters determine one well, else an affine map;
+    the lattice's own map where neither is determined.
+    """
+    points, image_pts = lattice.coords[voters].astype(np.float64), cands[voters, :2]
+    matrix = fit_map(points, image_pts, homography=True) if _homography_fits(len(voters), size) else None
+    if matrix is None:
+        matrix = fit_map(points, image_pts, homography=False)
+    return lattice.matrix if matrix is None else matrix
+
+
+def _accept(image: np.ndarray, windows: list[_Window]) -> tuple[Grid, _Window] | None:
+    """Of windows with equal votes, the one with most framed cells, then most contrast, if any holds up."""
     best = None
-    for votes, size, origin, pitch, start, coords, inside in proposals:
-        sides = cands[inside, 2]
-        if sides.max() > MAX_SIDE_RATIO * sides.min():
-            continue  # stickers of one face differ in size by perspective only, not that much
-        lattice = (coords[inside] - start + 0.5) / size   # in the face square 0..1
-        corners = _face_corners(lattice, cands[inside, :2], pitch, cands[origin, :2], start, size)
-        framed, contrast = _framed_cells(image, corners, size)
+    for window in windows:
+        outline = np.asarray(window.start, dtype=np.float64) - 0.5 \
+            + window.size * np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float64)
+        corners = apply(window.matrix, outline)                 # TL TR BR BL in lattice order
+        framed, contrast = _framed_cells(image, corners, window.size)
         # one cell may fail the frame test, two where a sticker was not even a candidate
-        needed = size * size - (1 if votes == size * size else 2)
+        n = window.size * window.size
+        needed = n - (1 if window.votes == n else 2)
         if framed >= needed and (best is None or (framed, contrast) > best[0]):
-            best = ((framed, contrast), Grid(size, corners, votes))
+            best = ((framed, contrast), (Grid(window.size, corners, window.votes), window))
     return None if best is None else best[1]
 
 
@@ -219,44 +229,44 @@ def _framed_cells(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[in
     wider margin, in the cell's own brightest channel (a blue sticker under
     a warm lamp is bright in blue only, while the plastic's red is lifted).
     Background next to the cube has dark plastic on one or two sides only.
+    What the photo does not show is no evidence either way: pixels off the
+    image read white (no dark frame), a side mostly off the image is not
+    judged, and a cell whose middle is off the image is no sticker seen.
     """
-    cell, n = 20, size * size
-    side = cell * size
+    n, side = size * size, CELL * size
     target = np.float32([[0, 0], [side, 0], [side, side], [0, side]]) - 0.5  # on the outer pixel edges
     matrix = cv2.getPerspectiveTransform(np.float32(corners), target)
-    square = cv2.warpPerspective(image, matrix, (side, side)).astype(np.float32)
-    cells = square.reshape(size, cell, size, cell, 3).transpose(0, 2, 4, 1, 3).reshape(n, 3, cell, cell)
-    middles = np.median(cells[:, :, 5:15, 5:15].reshape(n, 3, -1), axis=2)
-    brightness = cells.max(axis=1)
-    inside, frame = np.median(brightness[:, 5:15, 5:15].reshape(n, -1), axis=1), _band_darkness(brightness)
-    framed = np.all(inside[:, None] > FRAME_RATIO * frame + FRAME_LIFT, axis=1)
-    channel = middles.argmax(axis=1)
-    own, own_frame = middles[np.arange(n), channel], _band_darkness(cells[np.arange(n), channel])
-    framed |= np.all(own[:, None] > CHANNEL_FRAME_RATIO * own_frame + FRAME_LIFT, axis=1)
-    return int(framed.sum()), float(np.median(inside - frame.max(axis=1)))
+    square = cv2.warpPerspective(image, matrix, (side, side), borderMode=cv2.BORDER_CONSTANT,
+                                 borderValue=(255, 255, 255))
+    shown = cv2.warpPerspective(np.full(image.shape[:2], 1, np.uint8), matrix, (side, side),
+                                flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    brightness = cv2.max(cv2.max(square[:, :, 0], square[:, :, 1]), square[:, :, 2])
+    planes = np.concatenate([square, brightness[:, :, None], shown[:, :, None]], axis=2)    # B G R bright shown
+    cells = planes.reshape(size, CELL, size, CELL, 5).transpose(0, 2, 4, 1, 3).reshape(n, 5, CELL, CELL)
+    middle = slice(CELL // 4, CELL - CELL // 4)
+    inside = _quantile(cells[:, :, middle, middle].reshape(n, 5, -1), 0.5)          # (n, 5) medians
+    # each side's band as (lines, CELL), its first line on the cell's edge
+    bands = np.concatenate([cells[:, :, :BAND], cells[:, :, :-BAND - 1:-1],
+                            cells[:, :, :, :BAND].transpose(0, 1, 3, 2),
+                            cells[:, :, :, :-BAND - 1:-1].transpose(0, 1, 3, 2)],
+                           axis=2).reshape(n, 5, 4, -1)                           # (n, plane, side, pixels)
+    frame = _quantile(bands[:, :4], DARK_SHARE)                                    # (n, plane, side)
+    # a side whose outer lines (where its gap is) lie mostly off the photo is not judged
+    unseen = bands[:, 4].reshape(n, 4, BAND, CELL)[:, :, :OUTER_LINES].mean(axis=(2, 3)) < 0.5   # (n, side)
+    rows = np.arange(n)
+    channel = inside[:, :3].argmax(axis=1)
+    bright, own = inside[:, 3], inside[rows, channel]
+    framed = (unseen | (bright[:, None] > FRAME_RATIO * frame[:, 3] + FRAME_LIFT)).all(axis=1) \
+        | (unseen | (own[:, None] > CHANNEL_FRAME_RATIO * frame[rows, channel] + FRAME_LIFT)).all(axis=1)
+    framed &= (inside[:, 4] > 0) & (unseen.sum(axis=1) <= 1)      # its middle in the photo, three sides seen
+    contrast = np.sort(bright - frame[:, 3].max(axis=1))[n // 2]                  # the median cell's
+    return int(framed.sum()), float(contrast)
 
 
-def _band_darkness(cells: np.ndarray, band: int = 5) -> np.ndarray:
-    """(cells, 4) dark level (15th percentile) of each cell's four border bands."""
-    sides = [cells[:, :band], cells[:, -band:], cells[:, :, :band], cells[:, :, -band:]]
-    return np.stack([np.percentile(b.reshape(len(cells), -1), 15, axis=1) for b in sides], axis=1)
-
-
-def _face_corners(lattice: np.ndarray, image_pts: np.ndarray, pitch, origin_pt, start, size) -> np.ndarray:
-    """Outer corners TL TR BR BL (lattice order) from voters: a homography from 4 or more, else the pitch."""
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    if len(lattice) >= 4:
-        matrix, _ = cv2.findHomography(np.float32(lattice), np.float32(image_pts))
-        if matrix is not None and abs(np.linalg.det(matrix)) > 1e-9:
-            return cv2.perspectiveTransform(unit[None], matrix)[0].astype(np.float64)
-    design = np.c_[lattice, np.ones(len(lattice))]
-    affine, *_ = np.linalg.lstsq(design, image_pts, rcond=None)
-    if len(lattice) >= 3 and np.linalg.matrix_rank(design) == 3:
-        return np.c_[unit, np.ones(4)] @ affine
-    a = np.asarray(pitch, dtype=np.float64)
-    b = np.array([-a[1], a[0]])
-    base = origin_pt + (start[0] - 0.5) * a + (start[1] - 0.5) * b
-    return np.array([base + size * (u * a + v * b) for u, v in unit])
+def _quantile(values: np.ndarray, share: float) -> np.ndarray:
+    """The ``share`` quantile along the last axis (the nearest-rank value, cheaper than np.percentile)."""
+    k = int(round(share * (values.shape[-1] - 1)))
+    return np.partition(values, k, axis=-1)[..., k].astype(np.float64)
 
 
 def _upright(corners: np.ndarray) -> np.ndarray:
@@ -272,25 +282,3 @@ def _upright(corners: np.ndarray) -> np.ndarray:
         if best is None or score > best[0]:
             best = (score, c)
     return best[1]
-
-
-def detect_grid(image: np.ndarray, size: int | None = None, name: str = "photo") -> Grid:
-    """Find the sticker grid of one face in a photo; ``size`` 2 or 3, or None to tell from the photo.
-
-    Returns the face's corners (TL, TR, BR, BL in the photo's pixels) for
-    ``vision.sampling.sample_face``. Raises ``ScanError`` naming ``name``
-    when no grid is found.
-    """
-    image = check_image(image, name)
-    if size not in (None, 2, 3):
-        raise ScanError(f"size must be 2 or 3, got {size!r}")
-    scale = min(1.0, WORK_WIDTH / image.shape[1])
-    work = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    cands = _candidates(work)
-    grid = _fit(cands, size, work) if len(cands) else None
-    if grid is None:
-        wanted = f"{size}x{size}" if size else "2x2 or 3x3"
-        raise ScanError(f"{name}: no {wanted} sticker grid found ({len(cands)} sticker-like patches, "
-                        "none forming a grid): is one face of the cube in view, in focus and lit?")
-    corners = _upright(grid.corners) / scale
-    return Grid(grid.size, corners, grid.votes)
