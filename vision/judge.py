@@ -23,6 +23,7 @@ from solver.geometry import FACES, sticker_name
 
 from .errors import ScanError
 from .pieces import Solution, best_cube_without, fixed_facelets
+from .reader import closest_colours, log_likelihood
 
 CHECK_BELOW = 0.995        # stickers whose own evidence is weaker than this are re-solved forced
 MAX_CHECKS = 12
@@ -72,7 +73,7 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
     size, labels = solution.size, solution.faces
     reading = plain_reading(solution, d2, spread)
     confidence, state = reading.confidence, reading.state
-    logp = _log_likelihood(d2, spread)
+    logp = log_likelihood(d2, spread)
     everyone = np.arange(len(labels))
     fixed = fixed_facelets(size)
     try:
@@ -87,13 +88,9 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
     return Classification(state, confidence, repaired)
 
 
-def _log_likelihood(d2: np.ndarray, spread: np.ndarray) -> np.ndarray:
-    return -0.5 * d2 - np.log(spread).sum(axis=1)[None, :]
-
-
 def plain_reading(solution: Solution, d2: np.ndarray, spread: np.ndarray) -> Classification:
     """A solution as a reading, each sticker's confidence its own colour probability (nothing checked)."""
-    logp = _log_likelihood(d2, spread)
+    logp = log_likelihood(d2, spread)
     local = np.exp(logp - logp.max(axis=1, keepdims=True))
     local /= local.sum(axis=1, keepdims=True)
     confidence = local[np.arange(len(solution.faces)), solution.faces].copy()
@@ -127,11 +124,8 @@ def _check_doubts(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np
 
 def _check_colours_differ(refs: np.ndarray, spread: np.ndarray, labels: np.ndarray, size: int) -> None:
     """Two colour groups that look alike: the cube has fewer than six colours in view."""
-    var = spread[:, None, :] ** 2 + spread[None, :, :] ** 2
-    d2 = ((refs[:, None, :] - refs[None, :, :]) ** 2 / var).sum(axis=2)
-    d2[np.diag_indices(6)] = np.inf
-    a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
-    if d2[a, b] >= MIN_SEPARATION_D2:
+    a, b, d2 = closest_colours(refs, spread)
+    if d2 >= MIN_SEPARATION_D2:
         return
     names = tuple(sticker_name(i, size) for i in np.flatnonzero((labels == a) | (labels == b)))
     raise ScanError(f"the colours of faces {FACES[min(a, b)]} and {FACES[max(a, b)]} look the same "

@@ -16,7 +16,7 @@ import numpy as np
 
 from .assignment import min_cost_assignment
 from .pieces import Solution, best_cube_without, fixed_facelets
-from .reader import MAX_PASSES, Reader, costs
+from .reader import MAX_PASSES, Reader, closest_colours, costs, log_likelihood
 
 MAX_SPLITS = 2             # overlapping colour pairs split again
 RESPLIT_BELOW_D2 = 16.0    # pairs closer than this (in their pooled scatters) are split again
@@ -113,7 +113,7 @@ def _flipped(fit: Fit) -> list[np.ndarray]:
     the fit's references; settling it lets the references follow. A reading
     held in place only by references fitted to itself gives way here.
     """
-    logp = -0.5 * fit.d2 - np.log(fit.spread).sum(axis=1)[None, :]
+    logp = log_likelihood(fit.d2, fit.spread)
     own = logp[np.arange(len(logp)), fit.solution.faces]
     logp[np.arange(len(logp)), fit.solution.faces] = -np.inf
     margin = own - logp.max(axis=1)
@@ -129,11 +129,8 @@ def _flipped(fit: Fit) -> list[np.ndarray]:
 
 def _merged_pair(fit: Fit) -> tuple[int, int] | None:
     """The two colours that overlap most, if they overlap enough to be one colour read as two."""
-    var = fit.spread[:, None, :] ** 2 + fit.spread[None, :, :] ** 2
-    d2 = ((fit.refs[:, None, :] - fit.refs[None, :, :]) ** 2 / var).sum(axis=2)
-    d2[np.diag_indices(6)] = np.inf
-    a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
-    return (int(a), int(b)) if d2[a, b] < RESPLIT_BELOW_D2 else None
+    a, b, d2 = closest_colours(fit.refs, fit.spread)
+    return (a, b) if d2 < RESPLIT_BELOW_D2 else None
 
 
 def _resplits(features: np.ndarray, labels: np.ndarray, pair: tuple[int, int]) -> list[np.ndarray]:

@@ -77,6 +77,20 @@ def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> tuple[n
     return np.minimum(cost, ceiling), d2
 
 
+def log_likelihood(d2: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """Gaussian log-likelihood (up to a constant) of every sticker under every colour's own spread."""
+    return -0.5 * d2 - np.log(spread).sum(axis=1)[None, :]
+
+
+def closest_colours(refs: np.ndarray, spread: np.ndarray) -> tuple[int, int, float]:
+    """The two colours whose references lie closest in their pooled spreads, and that squared distance."""
+    var = spread[:, None, :] ** 2 + spread[None, :, :] ** 2
+    d2 = ((refs[:, None, :] - refs[None, :, :]) ** 2 / var).sum(axis=2)
+    d2[np.diag_indices(len(refs))] = np.inf
+    a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
+    return int(a), int(b), float(d2[a, b])
+
+
 def _spread(features: np.ndarray, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """(6, 3) robust scatter of each colour's stickers along each axis, measured on this cube.
 
