@@ -38,7 +38,7 @@ from solver.geometry import FACES, sticker_name
 from .calibration import Calibration, check_rgb
 from .errors import ScanError
 from .judge import DOUBT_MARGIN, Classification, doubt_error, judge, plain_reading
-from .labelling import Fit, best_fit, free_cost
+from .labelling import Fit, best_fit, free_cost, is_clear
 from .reader import Reader
 
 MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
@@ -73,6 +73,8 @@ def _read(rgb: np.ndarray, calibration: Calibration | None) -> tuple[Fit, float]
     reader = Reader(rgb, calibration)
     fit, others = best_fit(reader)
     fit.rivals = [o for o in others if o.solution.cost - fit.solution.cost < DOUBT_MARGIN]
+    if is_clear(fit):
+        return fit, 0.0
     return fit, fit.solution.cost - free_cost(reader, fit.solution.faces)
 
 

@@ -28,11 +28,19 @@ FLIP_BELOW = 6.0           # own evidence (log odds against the runner-up colour
 def best_fit(reader: Reader) -> tuple[Fit, list[Fit]]:
     """The best-settled fit of a scan and every other distinct fit found on the way.
 
-    Fits are settled from every start, then overlapping colours are split
-    again. The others let the caller see whether a different reading of the
-    whole cube is nearly as good, which no single sticker's doubt reveals.
+    The most promising start is settled first; a fit in which every sticker
+    clearly shows the colour it is given and no two colours overlap is
+    taken as it is (nothing is left for another start to decide). Otherwise
+    fits are settled from every start, overlapping colours are split again
+    and the least certain stickers are forced to their runner-up. The
+    others let the caller see whether a different reading of the whole
+    cube is nearly as good, which no single sticker's doubt reveals.
     """
-    fits = [settle(reader, labels) for labels in reader.starts()]
+    starts = reader.starts()
+    first = settle(reader, next(starts))
+    if is_clear(first):
+        return first, []
+    fits = [first] + [settle(reader, labels) for labels in starts]
     tried = set()
     for _ in range(MAX_SPLITS):
         best = min(fits, key=lambda f: f.solution.cost)
@@ -53,6 +61,20 @@ def best_fit(reader: Reader) -> tuple[Fit, list[Fit]]:
         if not any(np.array_equal(fit.solution.faces, d.solution.faces) for d in distinct):
             distinct.append(fit)
     return distinct[0], distinct[1:]
+
+
+def is_clear(fit: Fit) -> bool:
+    """Every sticker shows its own colour clearly (centres aside) and no two colours overlap.
+
+    Each sticker's colour is its cheapest one and beats the runner-up by
+    ``FLIP_BELOW`` nats, so no labelling of these colours costs less at
+    these references, pieces respected or not: the colours form a real
+    cube. The extra starts, splits and refits are for doubtful readings.
+    """
+    fixed = list(fixed_facelets(fit.solution.size))
+    cheapest = fit.cost.argmin(axis=1) == fit.solution.faces
+    cheapest[fixed] = True
+    return bool(cheapest.all()) and not _unsure(fit) and _merged_pair(fit) is None
 
 
 @dataclass
@@ -113,18 +135,23 @@ def _flipped(fit: Fit) -> list[np.ndarray]:
     the fit's references; settling it lets the references follow. A reading
     held in place only by references fitted to itself gives way here.
     """
-    logp = log_likelihood(fit.d2, fit.spread)
-    own = logp[np.arange(len(logp)), fit.solution.faces]
-    logp[np.arange(len(logp)), fit.solution.faces] = -np.inf
-    margin = own - logp.max(axis=1)
-    fixed = fixed_facelets(fit.solution.size)
-    unsure = [int(i) for i in np.argsort(margin) if int(i) not in fixed and margin[i] < FLIP_BELOW][:MAX_FLIPS]
+    unsure = _unsure(fit)[:MAX_FLIPS]
     out = []
     for i in unsure:
         labels = best_cube_without(fit.cost, fit.solution, i).faces
         if not any(np.array_equal(labels, o) for o in out):
             out.append(labels)
     return out
+
+
+def _unsure(fit: Fit) -> list[int]:
+    """Stickers (centres aside) whose colour beats their runner-up by less than ``FLIP_BELOW``, least sure first."""
+    logp = log_likelihood(fit.d2, fit.spread)
+    own = logp[np.arange(len(logp)), fit.solution.faces]
+    logp[np.arange(len(logp)), fit.solution.faces] = -np.inf
+    margin = own - logp.max(axis=1)
+    fixed = fixed_facelets(fit.solution.size)
+    return [int(i) for i in np.argsort(margin) if int(i) not in fixed and margin[i] < FLIP_BELOW]
 
 
 def _merged_pair(fit: Fit) -> tuple[int, int] | None:

@@ -10,6 +10,7 @@ follows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -159,7 +160,6 @@ class Reader:
             self.prior_linear = None
         self.linear0 = _white_balance(linear, target)
         self.linear = self.linear0
-        self.feature_fn = _features
         self.features = _features(self.linear)
         self.spread = np.full((6, 3), CHROMA_SIGMA)
         self.prior_match = None  # prior palette row for each face, once known
@@ -170,7 +170,6 @@ class Reader:
 
     def update(self, labels: np.ndarray) -> np.ndarray:
         """New references (and face gains, spread) from a labelling."""
-        self.feature_fn = _features
         gains = _face_gains(self.linear0, labels, self.size)
         self.linear = self.linear0 / gains[:, None]
         self.features = _features(self.linear)
@@ -197,53 +196,45 @@ class Reader:
         counts = np.bincount(labels, minlength=6)[:, None]
         return (refs * counts + prior * PRIOR_WEIGHT) / (counts + PRIOR_WEIGHT)
 
-    def starts(self) -> list[np.ndarray]:
+    def starts(self) -> Iterator[np.ndarray]:
         """Distinct starting labellings, each refined a little from a seeding of the references.
 
         Seeds are taken in two feature spaces: brightness-free chromaticity
         (faces lit very differently start right) and CIELAB (colours that
         differ mainly in lightness start apart). A 2x2 also has several
         seedings per space (its U, R and F colours are not known up front).
-        Several starts are settled by the caller, so one unlucky start
-        cannot decide the reading.
+        The most promising start comes first; the caller settles as many as
+        it needs, so one unlucky start cannot decide a doubtful reading.
         """
-        starts: list[tuple[float, np.ndarray]] = []
-        for feature_fn, spread in ((_chromaticity, CHROMA_SIGMA), (_features, LAB_START_SIGMA)):
-            self.feature_fn = feature_fn
-            self.features = feature_fn(self.linear0)
-            self.spread = np.full((6, self.features.shape[1]), spread)
-            tried = sorted((self.solve(refs)[0].cost, i, refs) for i, refs in enumerate(self.seed_sets()))
-            for _, _, refs in tried[:ROUGH_REFINED]:
-                cost, labels = self._refine(refs)
-                if not any(np.array_equal(labels, other) for _, other in starts):
-                    starts.append((cost, labels))
-        return [labels for _, labels in starts]
+        seen: list[np.ndarray] = []
+        for feature_fn, sigma in ((_chromaticity, CHROMA_SIGMA), (_features, LAB_START_SIGMA)):
+            features = feature_fn(self.linear0)
+            spread = np.full((6, features.shape[1]), sigma)
+            rough = lambda refs: best_cube(costs(features, refs, spread)[0], self.size)  # noqa: E731
+            seeds = self.seed_sets(features, feature_fn)
+            tried = sorted((rough(refs).cost, i) for i, refs in enumerate(seeds))
+            for _, i in tried[:ROUGH_REFINED]:
+                labels = _refined(features, rough, seeds[i])
+                if not any(np.array_equal(labels, other) for other in seen):
+                    seen.append(labels)
+                    yield labels
 
-    def _refine(self, refs: np.ndarray) -> tuple[float, np.ndarray]:
-        solution, _, _ = self.solve(refs)
-        labels = solution.faces
-        for _ in range(3):
-            solution, _, _ = self.solve(_medians(self.features, labels))
-            if np.array_equal(labels, solution.faces):
-                break
-            labels = solution.faces
-        return solution.cost, labels
-
-    def seed_sets(self) -> list[np.ndarray]:
+    def seed_sets(self, features: np.ndarray, feature_fn=_features) -> list[np.ndarray]:
         """Candidate starting references: the centres (3x3); DLB corner plus U R F guesses (2x2)."""
         fixed = fixed_facelets(self.size)
-        refs = np.zeros((6, self.features.shape[1]))
+        refs = np.zeros((6, features.shape[1]))
         for index, face in fixed.items():
-            refs[face] = self.features[index]
+            refs[face] = features[index]
         if self.size == 3:
             return [refs]
-        return self._seed_opposites(refs, fixed)
+        return self._seed_opposites(features, feature_fn, refs, fixed)
 
-    def _seed_opposites(self, refs: np.ndarray, fixed: dict[int, int]) -> list[np.ndarray]:
+    def _seed_opposites(self, features: np.ndarray, feature_fn, refs: np.ndarray,
+                        fixed: dict[int, int]) -> list[np.ndarray]:
         """2x2: D, L, B come from the DLB corner; guesses for U, R, F (their opposites)."""
         known = [FACES.index(f) for f in "DLB"]
         if self.prior_linear is not None:
-            prior = self.feature_fn(self.prior_linear)
+            prior = feature_fn(self.prior_linear)
             d = ((refs[known][:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
             padded = np.vstack([d, np.full((3, 6), d.max() + 1.0)])
             rows = min_cost_assignment(padded)[:3]
@@ -251,7 +242,7 @@ class Reader:
                 refs[FACES.index(OPPOSITE[FACES[face]])] = prior[self.calibration.opposite_colour(row)]
             return [refs]
         out = []
-        for centres in self._free_clusters(refs[known], fixed):
+        for centres in _free_clusters(features, refs[known], fixed):
             trial = refs.copy()
             near = ((centres[:, None, :] - refs[known][None, :, :]) ** 2).sum(axis=2)
             for centre, k in enumerate(min_cost_assignment(near)):
@@ -259,26 +250,38 @@ class Reader:
             out.append(trial)
         return out
 
-    def _free_clusters(self, known: np.ndarray, fixed: dict[int, int]) -> list[np.ndarray]:
-        """Three more cluster centres, k-means from farthest-first and from seeded random starts."""
-        free = self.features[[i for i in range(len(self.features)) if i not in fixed]]
-        rng = np.random.default_rng(0)   # the same input always reads the same
-        results = []
-        for attempt in range(CLUSTER_STARTS):
-            centres = list(known)
-            for _ in range(3):
-                d = np.min([((free - c) ** 2).sum(axis=1) for c in centres], axis=0)
-                if attempt == 0 or not d.sum() > 0:   # all stickers alike: nothing to sample by
-                    pick = int(np.argmax(d))
-                else:
-                    pick = int(rng.choice(len(free), p=d / d.sum()))
-                centres.append(free[pick])
-            centres = np.array(centres)
-            for _ in range(4):
-                nearest = ((self.features[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
-                for k in range(3, 6):
-                    if np.any(nearest == k):
-                        centres[k] = np.median(self.features[nearest == k], axis=0)
-            if not any(np.allclose(centres[3:], r) for r in results):
-                results.append(centres[3:])
-        return results
+
+def _refined(features: np.ndarray, rough, refs: np.ndarray) -> np.ndarray:
+    """A few rounds of labelling and medians from a seeding, in a start's own feature space."""
+    labels = rough(refs).faces
+    for _ in range(3):
+        new = rough(_medians(features, labels)).faces
+        if np.array_equal(labels, new):
+            break
+        labels = new
+    return labels
+
+
+def _free_clusters(features: np.ndarray, known: np.ndarray, fixed: dict[int, int]) -> list[np.ndarray]:
+    """2x2: three more cluster centres, k-means from farthest-first and from seeded random starts."""
+    free = features[[i for i in range(len(features)) if i not in fixed]]
+    rng = np.random.default_rng(0)   # the same input always reads the same
+    results = []
+    for attempt in range(CLUSTER_STARTS):
+        centres = list(known)
+        for _ in range(3):
+            d = np.min([((free - c) ** 2).sum(axis=1) for c in centres], axis=0)
+            if attempt == 0 or not d.sum() > 0:   # all stickers alike: nothing to sample by
+                pick = int(np.argmax(d))
+            else:
+                pick = int(rng.choice(len(free), p=d / d.sum()))
+            centres.append(free[pick])
+        centres = np.array(centres)
+        for _ in range(4):
+            nearest = ((features[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+            for k in range(3, 6):
+                if np.any(nearest == k):
+                    centres[k] = np.median(features[nearest == k], axis=0)
+        if not any(np.allclose(centres[3:], r) for r in results):
+            results.append(centres[3:])
+    return results
