@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
-from .assignment import min_cost_assignment
 from .pieces import Solution, best_cube_without, fixed_facelets
 from .reader import MAX_PASSES, Reader, closest_colours, costs, log_likelihood
 
@@ -118,7 +118,7 @@ def free_cost(reader: Reader, labels: np.ndarray) -> float:
     for _ in range(MAX_PASSES):
         refs = reader.update(labels)
         cost, _ = costs(reader.features, refs, reader.spread)
-        columns = min_cost_assignment(cost[free][:, slots])
+        columns = linear_sum_assignment(cost[free][:, slots])[1]
         new = labels.copy()
         new[free] = slots[columns]
         total = float(cost[np.arange(len(labels)), new].sum())

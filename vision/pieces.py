@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from solver.geometry import CORNER_SLOTS, EDGE_SLOTS, FACES, centre_facelets, corner_facelets, edge_facelets
 
-from .assignment import min_cost_assignment
 
 _DLB_SLOT = CORNER_SLOTS.index("DBL")
 _TRANSPOSITIONS_TRIED = 6
@@ -90,29 +90,40 @@ def _parity(perm: np.ndarray) -> int:
     return int(parity)
 
 
-def _orientations(option_cost: np.ndarray, modulus: int) -> tuple[float, np.ndarray]:
-    """Least cost and choice of orientations (one row per slot) whose sum is 0 mod ``modulus``.
+def _orientations(option_cost: np.ndarray, modulus: int) -> tuple[np.ndarray, np.ndarray]:
+    """Least cost and choice of orientations whose sum is 0 mod ``modulus``, for many candidates at once.
 
-    A dynamic programme over the running sum; plain Python, as it is tiny.
+    ``option_cost[candidate, slot, o]``. Each slot first takes its cheapest
+    orientation; if their sum is off by ``t``, the fix is either one slot
+    turned on by ``t`` or, for twists, two slots each turned by ``2t`` (mod
+    3). Nothing else can be cheaper: among three or more changed slots some
+    of them change the sum by a multiple of ``modulus`` and could be left
+    alone. Returns (costs, orientations per candidate and slot).
     """
-    rows = option_cost.tolist()
-    best = [0.0] + [float("inf")] * (modulus - 1)
-    choices = []
-    for row in rows:
-        new, pick = [], []
-        for r in range(modulus):
-            totals = [best[(r - o) % modulus] + row[o] for o in range(modulus)]
-            o = min(range(modulus), key=totals.__getitem__)
-            new.append(totals[o])
-            pick.append(o)
-        best = new
-        choices.append(pick)
-    orient = np.zeros(len(rows), dtype=np.intp)
-    r = 0
-    for s in range(len(rows) - 1, -1, -1):
-        orient[s] = choices[s][r]
-        r = (r - orient[s]) % modulus
-    return best[0], orient
+    count, slots, m = option_cost.shape
+    rows = np.arange(count)[:, None]
+    chosen = option_cost.argmin(axis=2)
+    base = option_cost.min(axis=2).sum(axis=1)
+    off = (-chosen.sum(axis=1)) % m
+    turned = np.take_along_axis(option_cost, (chosen[:, :, None] + np.arange(m)) % m, axis=2)
+    extra = turned - turned[:, :, :1]                   # [candidate, slot, turned on by k]
+    single = extra[rows, np.arange(slots), off[:, None]]
+    one = single.argmin(axis=1)
+    cost_one = single[rows[:, 0], one]
+    if m == 3 and slots > 1:
+        double = extra[rows, np.arange(slots), (2 * off[:, None]) % m]
+        two = np.argpartition(double, 1, axis=1)[:, :2]
+        cost_two = np.take_along_axis(double, two, axis=1).sum(axis=1)
+    else:
+        two, cost_two = np.zeros((count, 2), dtype=np.intp), np.full(count, np.inf)
+    orient = chosen.copy()
+    use_one = (off > 0) & (cost_one <= cost_two)
+    use_two = (off > 0) & ~use_one
+    orient[use_one, one[use_one]] += off[use_one]
+    for k in (0, 1):
+        orient[use_two, two[use_two, k]] += 2 * off[use_two]
+    fix = np.where(off == 0, 0.0, np.where(use_one, cost_one, cost_two))
+    return base + fix, orient % m
 
 
 @dataclass(frozen=True)
@@ -133,30 +144,25 @@ def _solve_kind(kind: PieceKind, option_cost: np.ndarray) -> dict[int, _KindResu
     sub = option_cost[np.ix_(mov, (mov[:, None] * m + np.arange(m)).ravel())]
     sub = sub.reshape(len(mov), len(mov), m)            # [slot, piece, orientation]
     relaxed = sub.min(axis=2)
-    cols = min_cost_assignment(relaxed)
-
-    def evaluate(c: np.ndarray) -> _KindResult:
-        cost, orient = _orientations(sub[np.arange(len(mov)), c], m)
-        return _KindResult(cost, mov[c], orient)
-
-    best = evaluate(cols)
+    cols = linear_sum_assignment(relaxed)[1]
     if len(mov) < 8:   # 2x2: any corner permutation is reachable
-        return {0: best}
-    results = {_parity(cols): best}
+        return {0: _evaluate(sub, mov, cols[None], m)[0]}
     base = relaxed[np.arange(len(mov)), cols]
     swapped = relaxed[:, cols]                           # swapped[i, j]: slot i takes slot j's piece
     delta = swapped + swapped.T - base[:, None] - base[None, :]
     delta[np.tril_indices(len(mov))] = np.inf
-    other = None
-    for flat in np.argsort(delta, axis=None)[:_TRANSPOSITIONS_TRIED]:
+    others = np.repeat(cols[None], _TRANSPOSITIONS_TRIED, axis=0)
+    for row, flat in enumerate(np.argsort(delta, axis=None)[:_TRANSPOSITIONS_TRIED]):
         i, j = divmod(int(flat), len(mov))
-        c = cols.copy()
-        c[i], c[j] = c[j], c[i]
-        candidate = evaluate(c)
-        if other is None or candidate.cost < other.cost:
-            other = candidate
-    results[1 - _parity(cols)] = other
-    return results
+        others[row, [i, j]] = cols[[j, i]]
+    best, *transposed = _evaluate(sub, mov, np.vstack([cols[None], others]), m)
+    return {_parity(cols): best, 1 - _parity(cols): min(transposed, key=lambda r: r.cost)}
+
+
+def _evaluate(sub: np.ndarray, mov: np.ndarray, perms: np.ndarray, m: int) -> list[_KindResult]:
+    """Each candidate permutation (pieces for the movable slots) with its best orientations."""
+    costs, orient = _orientations(sub[np.arange(len(mov)), perms], m)
+    return [_KindResult(float(c), mov[p], o) for c, p, o in zip(costs, perms, orient)]
 
 
 def option_costs(kind: PieceKind, cost: np.ndarray) -> np.ndarray:

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from solver.geometry import FACES, OPPOSITE
 
-from .assignment import min_cost_assignment
 from .calibration import Calibration
 from .lab import linear_to_lab, luminance, srgb_to_linear
 from .pieces import Solution, best_cube, fixed_facelets
@@ -189,7 +189,7 @@ class Reader:
         if self.prior_match is None:
             d = ((_chromaticity(_medians(self.linear, labels))[:, None, :]
                   - _chromaticity(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
-            self.prior_match = min_cost_assignment(d)
+            self.prior_match = linear_sum_assignment(d)[1]
         prior = self.prior_linear[self.prior_match]
         seen = luminance(_medians(self.linear, labels))
         prior = _features(prior * (seen / np.maximum(luminance(prior), 1e-6))[:, None])
@@ -236,8 +236,7 @@ class Reader:
         if self.prior_linear is not None:
             prior = feature_fn(self.prior_linear)
             d = ((refs[known][:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
-            padded = np.vstack([d, np.full((3, 6), d.max() + 1.0)])
-            rows = min_cost_assignment(padded)[:3]
+            rows = linear_sum_assignment(d)[1]
             for face, row in zip(known, rows):
                 refs[FACES.index(OPPOSITE[FACES[face]])] = prior[self.calibration.opposite_colour(row)]
             return [refs]
@@ -245,7 +244,7 @@ class Reader:
         for centres in _free_clusters(features, refs[known], fixed):
             trial = refs.copy()
             near = ((centres[:, None, :] - refs[known][None, :, :]) ** 2).sum(axis=2)
-            for centre, k in enumerate(min_cost_assignment(near)):
+            for centre, k in enumerate(linear_sum_assignment(near)[1]):
                 trial[FACES.index(OPPOSITE[FACES[known[k]]])] = centres[centre]
             out.append(trial)
         return out

@@ -55,25 +55,28 @@ def warp_face(image: np.ndarray, corners: np.ndarray, size: int, cell: int = CEL
 def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarray:
     """(size*size, 3) RGB medians of each sticker's inner region of a warped face, glare left out.
 
+    ``square`` may also be a stack of warped faces (faces, side, side, 3);
+    their stickers come out face after face (one call for a whole cube).
     Where glare hides most of the inner region, the clean pixels of a wider
     ring around it (``OUTER`` of the sticker's width) are used as well.
     """
-    cell = square.shape[0] // size
+    squares = square.reshape(-1, *square.shape[-3:])
+    faces, cell = len(squares), squares.shape[1] // size
     outer = max(inner, OUTER)
     margin = int(round(cell * (1 - outer) / 2))
-    blocks = square[:size * cell, :size * cell].reshape(size, cell, size, cell, 3).transpose(0, 2, 1, 3, 4)
-    region = blocks[:, :, margin:cell - margin, margin:cell - margin]
-    side = region.shape[2]
-    pixels = region.reshape(size * size, -1, 3)[:, :, ::-1].astype(np.float32)  # BGR -> RGB
+    blocks = squares[:, :size * cell, :size * cell].reshape(faces, size, cell, size, cell, 3).transpose(0, 1, 3, 2, 4, 5)
+    region = blocks[:, :, :, margin:cell - margin, margin:cell - margin]
+    side = region.shape[3]
+    pixels = region.reshape(faces * size * size, -1, 3)[:, :, ::-1].astype(np.float32)  # BGR -> RGB
     # Glare adds white light: it lifts a pixel's weakest channel above the rest of its sticker.
     weakest = pixels.min(axis=2)
     # Glare may cover most of a sticker's middle, so its level comes from the darker quarter of
     # the wider region (a sliver of black gap there, from a slightly misplaced corner, stays
-    # below it), and the noise from the face as a whole: in a normal distribution p40 - p10 is
+    # below it), and the noise from each face as a whole: in a normal distribution p40 - p10 is
     # 1.03 deviations and p25 lies 0.67 below the median.
     core = _core_mask(side, int(round(cell * inner)))
     low, mid = np.percentile(weakest[:, core], [10, 40], axis=1)
-    noise = float(np.median(mid - low)) / 1.03
+    noise = np.median((mid - low).reshape(faces, -1), axis=1).repeat(size * size)[:, None] / 1.03
     typical = np.percentile(weakest, 25, axis=1, keepdims=True) + 0.67 * noise
     lifted = weakest > typical + GLARE_LIFT + GLARE_RELATIVE * typical + 3.0 * noise
     value = pixels.max(axis=2)
@@ -83,8 +86,20 @@ def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarr
     use[starved] = clean[starved]
     empty = use.sum(axis=1) == 0
     use[empty] = core                      # glare everywhere: nothing better to read
-    masked = np.where(use[:, :, None], pixels, np.nan)
-    return np.nanmedian(masked, axis=1)
+    return _masked_median(pixels, use)
+
+
+def _masked_median(pixels: np.ndarray, use: np.ndarray) -> np.ndarray:
+    """Per-channel median of each row's used pixels (every row uses at least one).
+
+    Sorting with the unused ones set to +inf (they sort last) and picking
+    the middle of the used ones is several times faster than nanmedian.
+    """
+    ordered = np.sort(np.where(use[:, :, None], pixels, np.inf), axis=1)
+    count = use.sum(axis=1)
+    low = ordered[np.arange(len(count)), (count - 1) // 2]
+    high = ordered[np.arange(len(count)), count // 2]
+    return 0.5 * (low + high)
 
 
 def _core_mask(side: int, core: int) -> np.ndarray:
@@ -106,7 +121,7 @@ def sample_views(images: dict[str, np.ndarray], config: ViewConfig) -> np.ndarra
         raise ScanError(f"no image {missing[0]!r}: the view config needs images "
                         f"{', '.join(config.images)}, got {', '.join(images) or 'none'}")
     checked = {name: check_image(images[name], name) for name in config.images}
-    out = []
+    squares = []
     for view in config.views:
         image = checked[view.image]
         h, w = image.shape[:2]
@@ -114,6 +129,6 @@ def sample_views(images: dict[str, np.ndarray], config: ViewConfig) -> np.ndarra
         if c[:, 0].min() < -0.5 * w or c[:, 0].max() > 1.5 * w or c[:, 1].min() < -0.5 * h or c[:, 1].max() > 1.5 * h:
             raise ScanError(f"face {view.face}: its corners lie outside image {view.image!r} "
                             f"({w}x{h}): is the view config for this camera?")
-        out.append(sample_face(image, c, config.size, config.inner))
+        squares.append(warp_face(image, c, config.size))
     assert [v.face for v in config.views] == list(FACES)
-    return np.concatenate(out)
+    return sample_square(np.stack(squares), config.size, config.inner)
