@@ -2,6 +2,14 @@
 
 Everything here works on arrays whose last axis holds three channels, in
 R, G, B order (images from OpenCV are BGR: flip them first).
+
+Why not ``cv2.cvtColor(..., COLOR_LRGB2Lab)``: OpenCV clamps linear input
+to 0..1, while white-balanced sticker colours go above 1 (1.2 to 3.1 on the
+real RGB scans of the dev set: an overexposed white). Clamped, an
+overexposed white and a cream yellow become one colour, the very pair the
+classifier must tell apart. It would save about 17 us of the 23 us a call
+takes (54 colours), well under 1 ms a scan. OpenCV has no conversion for
+the sRGB transfer curve on floating-point values either.
 """
 
 from __future__ import annotations
