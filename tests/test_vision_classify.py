@@ -221,3 +221,13 @@ def test_a_face_read_turned_is_refused_not_misread(size):
             assert error.stickers
         else:   # the pieces may still pin every sticker back; then the reading must be the real cube
             assert result.state == state
+
+
+def test_doubt_among_saturated_stickers_says_overexposed():
+    from vision.classify import _with_exposure_advice
+    rgb = np.full((54, 3), 120.0)
+    rgb[[21, 43]] = [247, 252, 250]                      # F4 and L8: clipped white or cream yellow
+    error = _with_exposure_advice(ScanError("cannot read the cube for sure: F4 could be L or R", ("F4", "L8")), rgb)
+    assert "overexposed" in str(error) and error.stickers == ("F4", "L8")
+    dim = ScanError("cannot read the cube for sure: F4 could be L or R", ("F4",))
+    assert _with_exposure_advice(dim, np.full((54, 3), 120.0)) is dim

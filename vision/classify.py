@@ -42,6 +42,7 @@ from .labelling import Fit, best_fit, free_cost, is_clear
 from .reader import Reader
 
 MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
+SATURATED = 245.0     # a channel this high is at or near clipping
 TURN_MARGIN = 10.0    # nats by which one turned-back face must beat every other to be believed
 
 
@@ -62,10 +63,30 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     if calibration is not None and calibration.size != (3 if len(rgb) == 54 else 2):
         raise ScanError(f"the calibration is for a {calibration.size}x{calibration.size}x{calibration.size} "
                         f"but the scan has {len(rgb)} stickers")
-    fit, gap = _read(rgb, calibration)
-    if gap <= MAX_CUBE_GAP:
-        return _judged(fit)
-    return _turned_back(rgb, calibration)
+    try:
+        fit, gap = _read(rgb, calibration)
+        if gap <= MAX_CUBE_GAP:
+            return _judged(fit)
+        return _turned_back(rgb, calibration)
+    except ScanError as error:
+        raise _with_exposure_advice(error, rgb) from None
+
+
+def _with_exposure_advice(error: ScanError, rgb: np.ndarray) -> ScanError:
+    """The error, told that the picture is overexposed when most stickers in doubt are nearly saturated.
+
+    Clipped channels flatten the small difference between white and a
+    cream yellow (two or three levels of 255 are all that is left); more
+    light or another reading cannot bring it back, less exposure can.
+    """
+    size = 3 if len(rgb) == 54 else 2
+    index = {sticker_name(i, size): i for i in range(len(rgb))}
+    doubted = [index[name] for name in error.stickers if name in index]
+    if not doubted or np.mean(rgb[doubted].max(axis=1) >= SATURATED) < 0.5:
+        return error
+    return ScanError(f"{str(error).rstrip('.')}. The stickers in doubt are nearly saturated (a channel at {SATURATED:.0f} or "
+                     "more of 255): the picture is overexposed, which hides the difference between white "
+                     "and yellow; lower the camera's exposure or the light.", error.stickers, error.reading)
 
 
 def _read(rgb: np.ndarray, calibration: Calibration | None) -> tuple[Fit, float]:

@@ -28,6 +28,8 @@ TYPICAL_STICKERS_SRGB = np.array([[235, 235, 230], [190, 25, 35], [0, 155, 75],
                                   [250, 215, 0], [255, 95, 10], [0, 75, 175]], dtype=np.float64)
 LIGHTNESS_WEIGHT = 0.75
 STUDENT_NU = 4.0
+HUE_SPREAD = 3.0           # CIELAB units of chroma, across the hue direction
+MAX_HUE_COST = 4.5         # nats: a sticker's hue alone is never stronger evidence than this
 FITS_NONE_D2 = 100.0       # squared standardised distance at which a sticker fits a colour not at all
 MIN_SPREAD = 0.5           # Lab units: about one 8-bit step of a light colour
 MAD_TO_SIGMA = 1.4826
@@ -61,7 +63,8 @@ def _white_balance(linear: np.ndarray, target_mean: np.ndarray) -> np.ndarray:
     return linear * (target_mean / mean)
 
 
-def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray,
+          hue: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(robust cost, squared standardised distance) of every sticker against every reference.
 
     ``spread[colour, axis]``: how far that colour's stickers scatter along
@@ -69,13 +72,32 @@ def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> tuple[n
     tight colour pays less for its stickers than a loose one. Beyond
     ``FITS_NONE_D2`` a sticker fits that colour not at all, and how far
     beyond says nothing: a sticker that fits no colour (glare, a sticker
-    half in shadow) is evidence for none of them.
+    half in shadow) is evidence for none of them, except by its hue
+    (``hue``, CIELAB features only; see ``_hue_cost``).
     """
     d2 = (((features[:, None, :] - refs[None, :, :]) / spread[None, :, :]) ** 2).sum(axis=2)
     norm = np.log(spread).sum(axis=1)
     cost = 0.5 * (STUDENT_NU + 3) * np.log1p(d2 / STUDENT_NU) + norm[None, :]
     ceiling = 0.5 * (STUDENT_NU + 3) * np.log1p(FITS_NONE_D2 / STUDENT_NU) + np.median(norm)
+    if hue:
+        ceiling = ceiling + _hue_cost(features, refs)
     return np.minimum(cost, ceiling), d2
+
+
+def _hue_cost(features: np.ndarray, refs: np.ndarray) -> np.ndarray:
+    """What a sticker's hue alone says against each colour, in nats, at most ``MAX_HUE_COST``.
+
+    A sticker in deep shadow, or with black plastic showing, is far from
+    every colour in CIELAB, but shading darkens a colour without turning
+    its hue. The hue angle between sticker and colour counts as the
+    distance it spans at the sticker's own chroma, so a nearly grey
+    sticker (glare, a white) says nothing by its hue.
+    """
+    ab, ref_ab = features[:, 1:], refs[:, 1:]
+    chroma = np.hypot(ab[:, 0], ab[:, 1])
+    cos = (ab @ ref_ab.T) / np.maximum(chroma[:, None] * np.hypot(ref_ab[:, 0], ref_ab[:, 1])[None, :], 1e-9)
+    angle = np.arccos(np.clip(cos, -1.0, 1.0))
+    return np.minimum(0.5 * (angle * chroma[:, None] / HUE_SPREAD) ** 2, MAX_HUE_COST)
 
 
 def log_likelihood(d2: np.ndarray, spread: np.ndarray) -> np.ndarray:
@@ -210,7 +232,7 @@ class Reader:
         for feature_fn, sigma in ((_chromaticity, CHROMA_SIGMA), (_features, LAB_START_SIGMA)):
             features = feature_fn(self.linear0)
             spread = np.full((6, features.shape[1]), sigma)
-            rough = lambda refs: best_cube(costs(features, refs, spread)[0], self.size)  # noqa: E731
+            rough = lambda refs: best_cube(costs(features, refs, spread, feature_fn is _features)[0], self.size)  # noqa: E731
             seeds = self.seed_sets(features, feature_fn)
             tried = sorted((rough(refs).cost, i) for i, refs in enumerate(seeds))
             for _, i in tried[:ROUGH_REFINED]:
