@@ -38,7 +38,7 @@ from solver.geometry import FACES, sticker_name
 from .calibration import Calibration, check_rgb
 from .errors import ScanError
 from .judge import DOUBT_MARGIN, Classification, doubt_error, judge, plain_reading
-from .labelling import Fit, best_fit, free_cost, is_clear
+from .labelling import Fit, best_fit, cube_gap, is_clear
 from .reader import Reader
 
 MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
@@ -67,7 +67,7 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
         fit, gap = _read(rgb, calibration)
         if gap <= MAX_CUBE_GAP:
             return _judged(fit)
-        return _turned_back(rgb, calibration)
+        return _turned_back(rgb, calibration, fit)
     except ScanError as error:
         raise _with_exposure_advice(error, rgb) from None
 
@@ -96,7 +96,7 @@ def _read(rgb: np.ndarray, calibration: Calibration | None) -> tuple[Fit, float]
     fit.rivals = [o for o in others if o.solution.cost - fit.solution.cost < DOUBT_MARGIN]
     if is_clear(fit):
         return fit, 0.0
-    return fit, fit.solution.cost - free_cost(reader, fit.solution.faces)
+    return fit, cube_gap(reader, fit)
 
 
 def _judged(fit: Fit) -> Classification:
@@ -109,16 +109,18 @@ def _judged(fit: Fit) -> Classification:
         error = doubt_error(doubts, fit.solution.size)
         error.reading = plain_reading(fit.solution, fit.d2, fit.spread)
         raise error
-    return judge(fit.solution, fit.cost, fit.d2, fit.refs, fit.spread)
+    return judge(fit.solution, fit.cost, fit.d2, fit.refs, fit.spread, fit.features)
 
 
-def _turned_back(rgb: np.ndarray, calibration: Calibration | None) -> Classification:
+def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -> Classification:
     """A scan whose colours form no real cube: find the one face that, turned back, makes one.
 
     A face image turned by a quarter or half turn (a handheld photo, a flip
     rig presenting a face turned) keeps its colours but not their places.
     Every face and turn is tried; exactly one that reads as a real cube is
-    taken and reported in ``turned``. None, or several, is refused.
+    taken and reported in ``turned``. None, or several, is refused; when
+    none fits and another reading of the scan as it is comes close to
+    ``given`` (its best), the stickers in doubt are named instead.
     """
     size = 3 if len(rgb) == 54 else 2
     fits = []
@@ -135,6 +137,8 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None) -> Classifica
         raise ScanError(f"the colours read form no real cube as the faces were given, and more than one "
                         f"face turned back would make one ({options}): check each face's image is "
                         "upright (net orientation) and rescan")
+    if given.rivals:
+        _judged(given)    # raises, naming the stickers two readings disagree on
     raise ScanError("the colours read form no real cube: no single face turned back makes one either; "
                     "is a face image swapped with another, mirrored, or its grid found in the wrong "
                     "place? Check that each image shows the face it is named for, upright")

@@ -23,7 +23,7 @@ from solver.geometry import FACES, sticker_name
 
 from .errors import ScanError
 from .pieces import Solution, best_cube_without, fixed_facelets
-from .reader import closest_colours, log_likelihood
+from .reader import closest_colours, colour_model, distances, log_likelihood
 
 CHECK_BELOW = 0.995        # stickers whose own evidence is weaker than this are re-solved forced
 MAX_CHECKS = 12
@@ -64,21 +64,21 @@ class Classification:
 
 
 def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray,
-          spread: np.ndarray) -> Classification:
+          spread: np.ndarray, features: np.ndarray) -> Classification:
     """The final reading with confidences, or the ScanError for a scan that cannot be trusted.
 
     ``cost[sticker, face]``: the robust cost the cube was solved with;
-    ``d2``: squared distances to the references, each in units of its colour's ``spread``.
+    ``d2``: squared distances to the references, each in units of its colour's ``spread``;
+    ``features``: the stickers' colours they were measured on.
     """
     size, labels = solution.size, solution.faces
     reading = plain_reading(solution, d2, spread)
     confidence, state = reading.confidence, reading.state
-    logp = log_likelihood(d2, spread)
     everyone = np.arange(len(labels))
     fixed = fixed_facelets(size)
     try:
         _check_doubts(solution, cost, d2, refs, spread, confidence)
-        _check_repairs(labels, logp, d2, size)
+        _check_repairs(labels, features, d2, size)
     except ScanError as error:
         error.reading = Classification(state, confidence)
         raise
@@ -133,7 +133,7 @@ def _check_colours_differ(refs: np.ndarray, spread: np.ndarray, labels: np.ndarr
                     "check the lighting and that every sticker is in view", names)
 
 
-def _check_repairs(labels: np.ndarray, logp: np.ndarray, d2: np.ndarray, size: int) -> None:
+def _check_repairs(labels: np.ndarray, features: np.ndarray, d2: np.ndarray, size: int) -> None:
     """Stickers read against clear evidence of their own colour: a face seen wrongly, not misreads.
 
     A sticker that fits one colour well but has to be read as another is a
@@ -141,10 +141,20 @@ def _check_repairs(labels: np.ndarray, logp: np.ndarray, d2: np.ndarray, size: i
     found in the wrong place. Stickers that fit no colour well (glare,
     shadow) may be set by the pieces around them. Centres (the 2x2's DLB
     corner) name their colour by definition and are never evidence against it.
+    The colours are measured again without the repaired stickers: a colour
+    whose spread they inflate would otherwise seem to fit them.
     """
+    fixed = list(fixed_facelets(size))
+    repaired = d2.argmin(axis=1) != labels
+    repaired[fixed] = False
+    if not repaired.any():
+        return
+    refs, spread = colour_model(features, labels, ~repaired)
+    d2 = distances(features, refs, spread)
+    logp = log_likelihood(d2, spread)
     everyone = np.arange(len(labels))
     against = logp.max(axis=1) - logp[everyone, labels]
-    against[list(fixed_facelets(size))] = 0.0
+    against[fixed] = 0.0
     clear = d2.min(axis=1) <= CLEAR_FIT_D2
     strong = np.flatnonzero((against > STRONG_REPAIR_LOGP) & clear)
     if len(strong) <= MAX_STRONG_REPAIRS:

@@ -3,9 +3,9 @@
 The piece solver (``vision.pieces``) finds the best reachable cube for given
 references; references follow the labelling. Alternating the two settles
 in a local optimum, so colours that drift together get re-split along each
-direction they may differ in, and the best settled fit wins. ``free_cost``
-is the same fit with the pieces ignored: a clean scan costs the same, a
-face photo turned or swapped does not.
+direction they may differ in, and the best settled fit wins. ``cube_gap``
+compares with the same colours labelled with the pieces ignored: a clean
+scan costs the same, a face photo turned or swapped does not.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from .pieces import Solution, best_cube_without, fixed_facelets
-from .reader import MAX_PASSES, Reader, closest_colours, costs, log_likelihood
+from .judge import CLEAR_FIT_D2, STRONG_REPAIR_LOGP
+from .reader import MAX_PASSES, Reader, closest_colours, colour_separation, costs, distances, log_likelihood
 
 MAX_SPLITS = 2             # overlapping colour pairs split again
 RESPLIT_BELOW_D2 = 16.0    # pairs closer than this (in their pooled scatters) are split again
@@ -69,7 +70,8 @@ def is_clear(fit: Fit) -> bool:
     Each sticker's colour is its cheapest one and beats the runner-up by
     ``FLIP_BELOW`` nats, so no labelling of these colours costs less at
     these references, pieces respected or not: the colours form a real
-    cube. The extra starts, splits and refits are for doubtful readings.
+    cube (``cube_gap`` is 0). The extra starts, splits and refits are for
+    doubtful readings.
     """
     fixed = list(fixed_facelets(fit.solution.size))
     cheapest = fit.cost.argmin(axis=1) == fit.solution.faces
@@ -84,6 +86,7 @@ class Fit:
     d2: np.ndarray
     refs: np.ndarray
     spread: np.ndarray
+    features: np.ndarray
     rivals: list = field(default_factory=list)   # other whole-cube readings nearly as good
 
 
@@ -98,34 +101,48 @@ def settle(reader: Reader, labels: np.ndarray) -> Fit:
         refs = reader.update(labels)
     else:
         solution, cost, d2 = reader.solve(refs)
-    return Fit(solution, cost, d2, refs, reader.spread)
+    return Fit(solution, cost, d2, refs, reader.spread, reader.features)
 
 
-def free_cost(reader: Reader, labels: np.ndarray) -> float:
-    """Least cost of any labelling with each colour on n^2 stickers, pieces ignored (centres kept).
+def cube_gap(reader: Reader, fit: Fit) -> float:
+    """How much the best real cube costs above the best labelling with pieces ignored (centres kept).
 
-    Compared with the best *reachable* cube this is a likelihood-ratio test
-    of "these colours form a real cube": a clean scan costs the same either
-    way, while a turned or swapped face photo clusters cleanly into six
-    colours that no real cube shows.
+    The free labelling gives each colour n^2 stickers and nothing else; both
+    are judged by *its* colours, so a reachable reading that lumps unlike
+    stickers into one colour (and so widens that colour until they fit)
+    pays for it. This is a likelihood-ratio test of "these colours form a
+    real cube": a clean scan costs the same either way, while a turned or
+    swapped face photo clusters cleanly into six colours that no real cube
+    shows. A sticker that clearly shows one colour of the free labelling
+    (``CLEAR_FIT_D2``) but must be read as another, well apart from it
+    (not an overlapping pair, whose split the free labelling may have got
+    wrong), at odds of 90:1 or more (``STRONG_REPAIR_LOGP``), is a
+    contradiction rather than a misread: the gap is then infinite.
     """
+    labels = fit.solution.faces
     fixed = fixed_facelets(reader.size)
     free = np.array([i for i in range(len(labels)) if i not in fixed])
     slots = np.repeat(np.arange(6), reader.per_face)
     for index, face in fixed.items():
         slots = np.delete(slots, np.flatnonzero(slots == face)[0])
-    total = 0.0
+    everyone = np.arange(len(labels))
     for _ in range(MAX_PASSES):
         refs = reader.update(labels)
         cost, _ = costs(reader.features, refs, reader.spread)
         columns = linear_sum_assignment(cost[free][:, slots])[1]
         new = labels.copy()
         new[free] = slots[columns]
-        total = float(cost[np.arange(len(labels)), new].sum())
         if np.array_equal(new, labels):
             break
         labels = new
-    return total
+    reading = fit.solution.faces
+    d2 = distances(reader.features, refs, reader.spread)
+    logp = log_likelihood(d2, reader.spread)
+    against = logp[everyone, labels] - logp[everyone, reading]
+    apart = colour_separation(refs, reader.spread)[labels, reading] >= RESPLIT_BELOW_D2
+    if np.any(apart & (d2[everyone, labels] <= CLEAR_FIT_D2) & (against > STRONG_REPAIR_LOGP)):
+        return float("inf")
+    return float(cost[everyone, reading].sum() - cost[everyone, labels].sum())
 
 
 def _flipped(fit: Fit) -> list[np.ndarray]:

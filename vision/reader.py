@@ -75,7 +75,7 @@ def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray,
     half in shadow) is evidence for none of them, except by its hue
     (``hue``, CIELAB features only; see ``_hue_cost``).
     """
-    d2 = (((features[:, None, :] - refs[None, :, :]) / spread[None, :, :]) ** 2).sum(axis=2)
+    d2 = distances(features, refs, spread)
     norm = np.log(spread).sum(axis=1)
     cost = 0.5 * (STUDENT_NU + 3) * np.log1p(d2 / STUDENT_NU) + norm[None, :]
     ceiling = 0.5 * (STUDENT_NU + 3) * np.log1p(FITS_NONE_D2 / STUDENT_NU) + np.median(norm)
@@ -105,11 +105,17 @@ def log_likelihood(d2: np.ndarray, spread: np.ndarray) -> np.ndarray:
     return -0.5 * d2 - np.log(spread).sum(axis=1)[None, :]
 
 
-def closest_colours(refs: np.ndarray, spread: np.ndarray) -> tuple[int, int, float]:
-    """The two colours whose references lie closest in their pooled spreads, and that squared distance."""
+def colour_separation(refs: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """(6, 6) squared distance between every two colours' references in their pooled spreads."""
     var = spread[:, None, :] ** 2 + spread[None, :, :] ** 2
     d2 = ((refs[:, None, :] - refs[None, :, :]) ** 2 / var).sum(axis=2)
     d2[np.diag_indices(len(refs))] = np.inf
+    return d2
+
+
+def closest_colours(refs: np.ndarray, spread: np.ndarray) -> tuple[int, int, float]:
+    """The two colours whose references lie closest in their pooled spreads, and that squared distance."""
+    d2 = colour_separation(refs, spread)
     a, b = np.unravel_index(int(np.argmin(d2)), d2.shape)
     return int(a), int(b), float(d2[a, b])
 
@@ -130,6 +136,21 @@ def _spread(features: np.ndarray, refs: np.ndarray, labels: np.ndarray) -> np.nd
     counts = np.bincount(labels, minlength=6)[:, None]
     var = (counts * own ** 2 + SPREAD_PRIOR * pooled ** 2) / (counts + SPREAD_PRIOR)
     return np.maximum(np.sqrt(var), MIN_SPREAD)
+
+
+def colour_model(features: np.ndarray, labels: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(references, spreads) of a labelling measured on the stickers in ``keep`` only.
+
+    A colour none of whose stickers is kept is measured on all of them.
+    """
+    keep = keep | ~np.isin(labels, labels[keep])
+    refs = _medians(features[keep], labels[keep])
+    return refs, _spread(features[keep], refs, labels[keep])
+
+
+def distances(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """Squared standardised distance of every sticker to every reference, in that colour's spreads."""
+    return (((features[:, None, :] - refs[None, :, :]) / spread[None, :, :]) ** 2).sum(axis=2)
 
 
 def _medians(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -284,8 +305,15 @@ def _refined(features: np.ndarray, rough, refs: np.ndarray) -> np.ndarray:
 
 
 def _free_clusters(features: np.ndarray, known: np.ndarray, fixed: dict[int, int]) -> list[np.ndarray]:
-    """2x2: three more cluster centres, k-means from farthest-first and from seeded random starts."""
-    free = features[[i for i in range(len(features)) if i not in fixed]]
+    """2x2: three more cluster centres, from farthest-first and from seeded random seedings.
+
+    Each seeding is refined by balanced k-means: every colour takes exactly
+    as many stickers as a cube shows of it, so an odd sticker (black
+    plastic, a shadow) cannot become a cluster of its own and push two
+    real colours into one.
+    """
+    free_index = [i for i in range(len(features)) if i not in fixed]
+    free = features[free_index]
     rng = np.random.default_rng(0)   # the same input always reads the same
     results = []
     for attempt in range(CLUSTER_STARTS):
@@ -297,12 +325,20 @@ def _free_clusters(features: np.ndarray, known: np.ndarray, fixed: dict[int, int
             else:
                 pick = int(rng.choice(len(free), p=d / d.sum()))
             centres.append(free[pick])
-        centres = np.array(centres)
-        for _ in range(4):
-            nearest = ((features[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
-            for k in range(3, 6):
-                if np.any(nearest == k):
-                    centres[k] = np.median(features[nearest == k], axis=0)
-        if not any(np.allclose(centres[3:], r) for r in results):
-            results.append(centres[3:])
+        centres = _balanced_kmeans(free, np.array(centres), len(known), len(features) // 6)
+        if not any(np.allclose(centres[len(known):], r) for r in results):
+            results.append(centres[len(known):])
     return results
+
+
+def _balanced_kmeans(free: np.ndarray, centres: np.ndarray, known: int, per_colour: int) -> np.ndarray:
+    """Centres after a few rounds of giving each colour its count of the free stickers (the first
+    ``known`` centres stay, each owning one sticker already fixed elsewhere)."""
+    slots = np.concatenate([np.repeat(np.arange(known), per_colour - 1),
+                            np.repeat(np.arange(known, len(centres)), per_colour)])
+    for _ in range(4):
+        d2 = ((free[:, None, :] - centres[None, slots, :]) ** 2).sum(axis=2)
+        owner = slots[linear_sum_assignment(d2)[1]]
+        for k in range(known, len(centres)):
+            centres[k] = np.median(free[owner == k], axis=0)
+    return centres
