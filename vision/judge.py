@@ -33,6 +33,10 @@ OUTLIER_MARGIN = 5.0        # a sticker that fits no colour is set by the sticke
 MAX_OUTLIER_SHARE = 1 / 3  # more stickers than this fitting no colour: the scan itself is bad
 STRONG_REPAIR_LOGP = 4.5   # own evidence at least e^4.5 (90:1) against the reading the pieces force
 MAX_STRONG_REPAIRS = 0     # such a sticker that also fits its own colour well is a contradiction
+# Stickers the pieces may read against their nearest colour. On a 2x2 (21 stickers free) a reading
+# that needed three or more was wrong in 2 of 3 such stress-set readings (bench/vision_stress.py),
+# one with two in 5 of 34; a 3x3's pieces pin each sticker from more sides, so it has no such limit.
+MAX_REPAIRS = {2: 2, 3: 48}
 CLEAR_FIT_D2 = 11.3       # fits its nearest colour well: chi-square (3 dof) p > 0.01
 MIN_SEPARATION_D2 = 0.5    # references this close (in their pooled scatters) are one colour seen twice
 
@@ -85,6 +89,11 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
     from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
     nearest = d2.argmin(axis=1)
     repaired = tuple(sticker_name(i, size) for i in everyone if nearest[i] != labels[i] and i not in fixed)
+    if len(repaired) > MAX_REPAIRS[size]:
+        raise ScanError(f"the pieces had to override {len(repaired)} stickers ({', '.join(repaired)}) to make a "
+                        f"real {size}x{size}x{size}: too many to trust; check that each image shows the face it "
+                        "is named for, upright and evenly lit, and rescan", repaired,
+                        Classification(state, confidence))
     return Classification(state, confidence, repaired)
 
 
