@@ -9,7 +9,8 @@ proven optimal lengths (meet in the middle with the depth-7 perimeter table)
 and the fraction of solutions that are optimal. The perimeter table is loaded
 before timing starts, as the daemon does at start-up. --write-card stores the
 result as the metrics of models/cube3.json (the ONNX file and its sha256 are
-untouched).
+untouched). For searches that ran out of time it reports how far past the
+budget they returned (``overrun_ms_*``).
 """
 
 from __future__ import annotations
@@ -42,13 +43,15 @@ def test_sets(short: int, uniform: int) -> dict[str, np.ndarray]:
 
 def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: float, perimeter,
             optimal: list | None = None) -> dict:
-    solved, qtm, htm, seconds, nodes, is_optimal = [], [], [], [], [], []
+    solved, qtm, htm, seconds, nodes, is_optimal, overrun = [], [], [], [], [], [], []
     for i, row in enumerate(states):
         cube = to_cubie(row)
         start = time.perf_counter()
         result = search(cube, model, weight=weight, batch=batch, budget_s=budget_s, perimeter=perimeter)
         seconds.append(time.perf_counter() - start)
         nodes.append(result.nodes_generated)
+        if result.budget_exhausted:
+            overrun.append(1e3 * (seconds[-1] - budget_s))
         ok = result.found and apply_moves_cubie(cube, result.moves).is_solved()
         solved.append(ok)
         if ok:
@@ -65,7 +68,8 @@ def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: floa
               "mean_qtm": stat(qtm, np.mean), "median_qtm": stat(qtm, np.median),
               "mean_htm": stat(htm, np.mean), "median_htm": stat(htm, np.median),
               "median_s": stat(seconds, np.median), "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),
-              "mean_nodes": stat(nodes, np.mean)}
+              "mean_nodes": stat(nodes, np.mean), "out_of_budget": len(overrun),
+              "overrun_ms_median": stat(overrun, np.median), "overrun_ms_max": stat(overrun, np.max)}
     if optimal is not None:
         report.update(optimal_mean_qtm=stat(optimal, np.mean), optimal_fraction=stat(is_optimal, np.mean))
     return report

@@ -266,14 +266,15 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
 
 
 def _warm_up_solvers(settings) -> None:
-    """Load the solver tables and the network now, so that no run pays for it."""
+    """Load the solver tables and the network, and run the network once, so that no run pays for it."""
+    from solver.astar import EVAL_CHUNK
     from solver.heuristic import load_model
     from solver.perimeter import DEFAULT_DEPTH, load_perimeter
     from solver.pocket import load_table
     from solver.twophase import prepare
 
     load_table(settings.metric)
-    load_model()
+    load_model().warm_up(EVAL_CHUNK)
     perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
     if perimeter:
         load_perimeter(perimeter)

@@ -1,18 +1,21 @@
 """Batched weighted A* over 3x3x3 quarter turns, guided by the cost-to-go network.
 
 Each iteration pops the ``batch`` open nodes with the lowest
-``f = weight * g + h``, expands all 12 quarter turns, evaluates every new
-child in one network call, and merges duplicates through exact state keys,
-keeping parent links for the path (DeepCubeA's batch-weighted A*).
+``f = weight * g + h``, expands all 12 quarter turns, evaluates the new
+children with the network (in calls of at most ``EVAL_CHUNK`` states), and
+merges duplicates through exact state keys, keeping parent links for the
+path (DeepCubeA's batch-weighted A*).
 
 With a perimeter (``solver.perimeter``), a child within its depth of solved
 is not searched further: its exact distance completes a candidate solution,
 and every other child's estimate is raised to ``depth + 1``, a floor its true
 distance is known to reach. The search stops at the end of the first
 iteration that finds a candidate (keeping the shortest found in it), or when
-a budget runs out; then any stretch of the solution that the perimeter knows
-a shorter way to make is replaced (``solver.perimeter.shorten``). Ties are
-broken by insertion order, so a given input always gives the same answer.
+a budget runs out (time is checked before every network call, so a search
+returns soon after its budget); then any stretch of the solution that the
+perimeter knows a shorter way to make is replaced
+(``solver.perimeter.shorten``). Ties are broken by insertion order, so a
+given input always gives the same answer.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from .perimeter import OUTSIDE, Perimeter, shorten
 
 DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
 DEFAULT_BATCH = 1000
+EVAL_CHUNK = 1024      # states per network call: bounds its memory and how late a budget is noticed
 
 
 @dataclass
@@ -94,11 +98,15 @@ class _Open:
         return np.array([heapq.heappop(self.heap)[2] for _ in range(count)], dtype=np.int64)
 
 
+class _OutOfTime(Exception):
+    """The time budget ran out in the middle of an iteration."""
+
+
 class _Search:
     """One search's tree, open list and best candidate solution."""
 
-    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float):
-        self.heuristic, self.perimeter, self.weight = heuristic, perimeter, weight
+    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float):
+        self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
         self.puzzle = Puzzle.cube3()
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
@@ -122,8 +130,17 @@ class _Search:
             self.offer(int(ids[i]), int(g[i] + distance[i]))
         outside = ~inside
         if outside.any():
-            h = np.maximum(self.heuristic(states[outside]), self.floor)
+            h = np.maximum(self.estimate(states[outside]), self.floor)
             self.open.push(self.weight * g[outside] + h, ids[outside])
+
+    def estimate(self, states: np.ndarray) -> np.ndarray:
+        """The heuristic in calls of at most ``EVAL_CHUNK`` states, each only while time is left."""
+        out = np.empty(len(states), dtype=np.float32)
+        for low in range(0, len(states), EVAL_CHUNK):
+            if time.perf_counter() > self.deadline:
+                raise _OutOfTime
+            out[low:low + EVAL_CHUNK] = self.heuristic(states[low:low + EVAL_CHUNK])
+        return out
 
     def offer(self, node: int, length: int) -> None:
         if self.best is not None and length >= self.best[0]:
@@ -161,17 +178,20 @@ def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: in
     """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state)."""
     _check(weight, batch, budget_s, max_nodes)
     start = time.perf_counter()
-    run = _Search(heuristic, perimeter, weight)
+    run = _Search(heuristic, perimeter, weight, start + budget_s)
     root = from_cubie(cube)[None]
     run.index[state_keys(root)[0].tobytes()] = 0
-    run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
     iterations, exhausted = 0, False
-    while run.best is None and run.open.heap:
-        if time.perf_counter() - start > budget_s or run.nodes.count >= max_nodes:
-            exhausted = True
-            break
-        run.expand(run.open.pop(batch))
-        iterations += 1
+    try:
+        run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
+        while run.best is None and run.open.heap:
+            if time.perf_counter() - start > budget_s or run.nodes.count >= max_nodes:
+                exhausted = True
+                break
+            run.expand(run.open.pop(batch))
+            iterations += 1
+    except _OutOfTime:
+        exhausted = True
     moves = run.best[1] if run.best else []
     if perimeter is not None:
         moves = shorten(moves, perimeter)

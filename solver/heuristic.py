@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .batch import Puzzle, is_solved
+from .batch import Puzzle, is_solved, solved
 from .errors import InvalidState
 
 MODEL_NAME = "cube3"
@@ -33,6 +33,10 @@ class CostToGo:
         self.card = card
         self.input_name = self.session.get_inputs()[0].name
         self.puzzle = Puzzle.cube3()
+
+    def warm_up(self, count: int) -> None:
+        """Run the network once on ``count`` states, so the first search does not pay for its set-up."""
+        self(solved(self.puzzle, count))
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         if not len(states):

@@ -56,6 +56,26 @@ def test_time_budget_is_honoured():
     assert not result.found and result.budget_exhausted and result.seconds < 2.0
 
 
+def test_the_network_is_called_in_chunks_and_never_after_the_deadline(monkeypatch):
+    """Each call costs 0.1 s of a fake clock: the search must stop calling as soon as its budget is spent."""
+    import solver.astar as astar
+
+    clock = {"now": 0.0}
+    calls = []
+
+    def slow_heuristic(states):
+        calls.append((clock["now"], len(states)))
+        clock["now"] += 0.1
+        return np.zeros(len(states), dtype=np.float32)
+
+    monkeypatch.setattr(astar.time, "perf_counter", lambda: clock["now"])
+    cube = to_cubie(random_states(PUZZLE, 1, np.random.default_rng(5))[0])
+    result = search(cube, slow_heuristic, batch=1000, budget_s=1.0)
+    assert not result.found and result.budget_exhausted
+    assert max(size for _, size in calls) <= astar.EVAL_CHUNK
+    assert all(at <= 1.0 for at, _ in calls) and result.seconds <= 1.1
+
+
 # --- the shipped model ---------------------------------------------------------------
 
 def test_model_card_sha256_matches_file():
