@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 import solver
+from solver.api import DEFAULT_FALLBACK, DEFAULT_FALLBACK_BUDGET_S
+from solver.astar import DEFAULT_BUDGET_S
 from solver.notation import move_length
 
 from .errors import RobotError
@@ -86,12 +88,12 @@ class RunSettings:
     verify: bool = True
     scan_retries: int = 2
     scan_timeout_s: float = 20.0
-    solve_budget_s: float = 30.0
+    solve_budget_s: float = DEFAULT_BUDGET_S
     solve_weight: float | None = None
     solve_batch: int | None = None
     solve_perimeter: int | None = None
-    solve_fallback: str | None = None
-    fallback_budget_s: float = 1.0
+    solve_fallback: str | None = DEFAULT_FALLBACK
+    fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S
     metric: str = "htm"
     execute_margin_s: float = 10.0
     execute_factor: float = 2.0
@@ -347,15 +349,13 @@ class Runner:
             return None
 
     def _solve(self, state: str) -> solver.Solution:
-        options = {}
+        options = {"fallback": self.settings.solve_fallback, "fallback_budget_s": self.settings.fallback_budget_s}
         if self.settings.solve_weight is not None:
             options["weight"] = self.settings.solve_weight
         if self.settings.solve_batch is not None:
             options["batch"] = self.settings.solve_batch
         if self.settings.solve_perimeter is not None:
             options["perimeter"] = self.settings.solve_perimeter
-        if self.settings.solve_fallback is not None:
-            options.update(fallback=self.settings.solve_fallback, fallback_budget_s=self.settings.fallback_budget_s)
         solution = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s, **options)
         if not solution.found:
             fallback = (f" nor by the {self.settings.solve_fallback} fallback in {self.settings.fallback_budget_s:g} s"

@@ -11,7 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from solver.astar import DEFAULT_BATCH, DEFAULT_WEIGHT
+from solver.api import DEFAULT_FALLBACK, DEFAULT_FALLBACK_BUDGET_S, FALLBACKS
+from solver.astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT
 from solver.notation import METRICS
 from solver.perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER, MAX_DEPTH as MAX_PERIMETER
 
@@ -48,15 +49,15 @@ def run_settings(config: Config) -> RunSettings:
     """``[solver]`` (budget and search parameters) and ``[run]`` (retries, timeouts, verification)."""
     solver = config.section("solver")
     run = config.section("run")
-    fallback = solver.get_str("fallback", "two-phase", choices=("two-phase", "none"))
+    fallback = solver.get_str("fallback", DEFAULT_FALLBACK, choices=(*FALLBACKS, "none"))
     return RunSettings(
         metric=solver.get_str("metric", "htm", choices=METRICS),
-        solve_budget_s=solver.get_float("budget_s", 1.0, above=0, maxval=3600),
+        solve_budget_s=solver.get_float("budget_s", DEFAULT_BUDGET_S, above=0, maxval=3600),
         solve_weight=solver.get_float("weight", DEFAULT_WEIGHT, above=0, maxval=100),
         solve_batch=solver.get_int("batch", DEFAULT_BATCH, minval=1, maxval=100_000),
         solve_perimeter=solver.get_int("perimeter", DEFAULT_PERIMETER, minval=0, maxval=MAX_PERIMETER),
         solve_fallback=None if fallback == "none" else fallback,
-        fallback_budget_s=solver.get_float("fallback_budget_s", 1.0, above=0, maxval=600),
+        fallback_budget_s=solver.get_float("fallback_budget_s", DEFAULT_FALLBACK_BUDGET_S, above=0, maxval=600),
         verify=run.get_bool("verify", True),
         scan_retries=run.get_int("scan_retries", 2, minval=0, maxval=20),
         scan_timeout_s=run.get_float("scan_timeout_s", 20.0, above=0, maxval=600),

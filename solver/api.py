@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .astar import DEFAULT_BATCH, DEFAULT_WEIGHT, search
+from .astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT, search
 from .batch import Puzzle, to_cubie
 from .cubie import from_facelets, solved_facelets, to_facelets
 from .errors import InvalidState
@@ -23,6 +23,7 @@ from .twophase import DEFAULT_BUDGET_S as DEFAULT_FALLBACK_BUDGET_S, solve_two_p
 
 DEFAULT_SCRAMBLE_LENGTH = 25  # 3x3 scrambles without a uniformly random state solver
 FALLBACKS = ("two-phase",)
+DEFAULT_FALLBACK = "two-phase"   # the daemon's, the CLI's and solve()'s: a 3x3x3 always gets an answer
 
 
 @dataclass
@@ -50,9 +51,9 @@ class Solution:
                 **self.details}
 
 
-def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: float = DEFAULT_WEIGHT,
+def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S, weight: float = DEFAULT_WEIGHT,
           batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000, perimeter: int = DEFAULT_PERIMETER,
-          fallback: str | None = None, fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S) -> Solution:
+          fallback: str | None = DEFAULT_FALLBACK, fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
 
     2x2x2: optimal in the chosen metric, from the BFS table (the search
@@ -61,9 +62,10 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = 60.0, weight: fl
     ``max_nodes`` generated nodes; ``found`` is False when a budget ran out.
     States within ``perimeter`` quarter turns of solved (0 to 7, 0: none) are
     finished from an exact distance table (see ``solver.perimeter``).
-    With ``fallback="two-phase"``, a 3x3x3 that A* did not solve in its budget
-    is solved by Kociemba's two-phase algorithm within ``fallback_budget_s``
-    seconds, and ``details["solver"]`` says which solver answered.
+    With ``fallback="two-phase"`` (the default; None for A* alone), a 3x3x3
+    that A* did not solve in its budget is solved by Kociemba's two-phase
+    algorithm within ``fallback_budget_s`` seconds, and
+    ``details["solver"]`` says which solver answered.
     Raises ``InvalidState`` for a malformed or impossible state.
     """
     check_metric(metric)

@@ -33,6 +33,7 @@ from .perimeter import OUTSIDE, Perimeter, shorten
 
 DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
 DEFAULT_BATCH = 1000
+DEFAULT_BUDGET_S = 1.0  # the one time budget of the daemon, the CLI and solver.solve (a config may raise it)
 EVAL_CHUNK = 1024      # states per network call: bounds its memory and how late a budget is noticed
 
 
@@ -174,7 +175,7 @@ def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
 
 
 def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: int = DEFAULT_BATCH,
-           budget_s: float = 60.0, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None) -> SearchResult:
+           budget_s: float = DEFAULT_BUDGET_S, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None) -> SearchResult:
     """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state)."""
     _check(weight, batch, budget_s, max_nodes)
     start = time.perf_counter()

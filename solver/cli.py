@@ -8,7 +8,7 @@ import sys
 
 from . import api
 from .errors import InvalidState
-from .astar import DEFAULT_BATCH, DEFAULT_WEIGHT
+from .astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT
 from .notation import METRICS
 from .perimeter import DEFAULT_DEPTH, MAX_DEPTH
 
@@ -20,7 +20,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state", required=True, help="facelets in order U R F D L B, any six colour letters")
     p.add_argument("--metric", choices=METRICS, default="htm")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--budget-s", type=float, default=60.0, help="3x3x3: time budget in seconds (default 60)")
+    p.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S,
+                   help=f"3x3x3: neural A* time budget in seconds (default {DEFAULT_BUDGET_S:g}, as the daemon)")
+    p.add_argument("--fallback", choices=(*api.FALLBACKS, "none"), default=api.DEFAULT_FALLBACK,
+                   help="3x3x3: solver used when A* finds nothing in its budget (default two-phase)")
+    p.add_argument("--fallback-budget-s", type=float, default=api.DEFAULT_FALLBACK_BUDGET_S,
+                   help=f"3x3x3: the fallback's time budget (default {api.DEFAULT_FALLBACK_BUDGET_S:g})")
     p.add_argument("--max-nodes", type=int, default=10_000_000, help="3x3x3: budget of generated nodes")
     p.add_argument("--weight", type=float, default=DEFAULT_WEIGHT, help="3x3x3: weight of g in f = w*g + h")
     p.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="3x3x3: nodes expanded per iteration")
@@ -42,14 +47,17 @@ def _parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> int:
     if args.command == "solve":
         solution = api.solve(args.state, args.metric, budget_s=args.budget_s, weight=args.weight,
-                             batch=args.batch, max_nodes=args.max_nodes, perimeter=args.perimeter)
+                             batch=args.batch, max_nodes=args.max_nodes, perimeter=args.perimeter,
+                             fallback=None if args.fallback == "none" else args.fallback,
+                             fallback_budget_s=args.fallback_budget_s)
         if args.json:
             print(json.dumps(solution.as_dict()))
         elif solution.found:
             print(solution.text or "(already solved)")
             print(f"{solution.length} moves ({args.metric.upper()})")
         if not solution.found:
-            print(f"error: no solution within the budget ({args.budget_s} s, {args.max_nodes} nodes): "
+            fallback = "" if args.fallback == "none" else f", nor by {args.fallback} in {args.fallback_budget_s:g} s"
+            print(f"error: no solution within the budget ({args.budget_s:g} s, {args.max_nodes} nodes{fallback}): "
                   "raise --budget-s or --weight", file=sys.stderr)
             return 1
     elif args.command == "scramble":

@@ -291,9 +291,9 @@ def test_impossible_states_and_bad_arguments_are_refused():
 
 def test_api_falls_back_to_two_phase_when_astar_runs_out():
     state = to_facelets(random_cubes(1, 12)[0])
-    plain = solve(state, max_nodes=1)
-    assert not plain.found and "solver" not in plain.details  # default: unchanged, no fallback
-    solution = solve(state, max_nodes=1, fallback="two-phase", fallback_budget_s=5)
+    plain = solve(state, max_nodes=1, fallback=None)
+    assert not plain.found and "solver" not in plain.details  # A* alone
+    solution = solve(state, max_nodes=1, fallback_budget_s=5)   # the default falls back to two-phase
     assert solution.found and solution.details["solver"] == "two-phase" and solution.puzzle == 3
     assert solution.length <= 22 and apply(state, solution.text) == solved_facelets(3)
     qtm = solve(state, "qtm", max_nodes=1, fallback="two-phase")
