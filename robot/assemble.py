@@ -258,6 +258,7 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
     _warm_up_solvers(sections["run"])
     refused = RefusedScans(parts.daemon.data_dir / "refused-scans", parts.daemon.keep_refused_scans, scanner.memory)
     runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"], keep_refused=refused.keep)
+    runner.solving.prepare()
     calibration = _CalibrationStore(scanner, cameras, parts.daemon.data_dir)
     daemon = Daemon(runner=runner, history=history, bus=bus, rig=sections["rig"], cameras=cameras,
                     link_status=link.status, simulation=simulation, calibration=calibration.page,
@@ -271,15 +272,12 @@ def _warm_up_solvers(settings) -> None:
     from solver.heuristic import load_model
     from solver.perimeter import DEFAULT_DEPTH, load_perimeter
     from solver.pocket import load_table
-    from solver.twophase import prepare
 
     load_table(settings.metric)
     load_model().warm_up(EVAL_CHUNK)
     perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
     if perimeter:
         load_perimeter(perimeter)
-    if settings.solve_fallback == "two-phase":
-        prepare()
 
 
 def _simulated_parts(parts: Parts, closers: list):

@@ -45,6 +45,8 @@ class Rig(Protocol):
 
     def plan(self, moves: Sequence[int]) -> list[MotorCommand]: ...
 
+    def planned_s(self, moves: Sequence[int]) -> float: ...
+
     def status(self) -> dict: ...
 
 
@@ -96,6 +98,10 @@ class SixAxisRig:
             plan.append(MotorCommand(tuple(self.face_turn(m) for m in group), group, seconds))
             index += len(group)
         return plan
+
+    def planned_s(self, moves: Sequence[int]) -> float:
+        """Motor time ``moves`` would take on this rig."""
+        return estimate_s(self.plan(moves))
 
     def status(self) -> dict:
         return {"kind": self.kind, "motors": dict(self.motors), "direction": dict(self.direction),

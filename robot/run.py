@@ -33,6 +33,7 @@ from solver.notation import move_length
 from .errors import RobotError
 from .events import EventBus
 from .history import History
+from .solving import RigSolver
 from .rig import MotorCommand, Rig, estimate_s
 
 log = logging.getLogger("robotd")
@@ -112,6 +113,7 @@ class Runner:
                  settings: RunSettings = RunSettings(),
                  keep_refused: Callable[[int, int | None], Path | None] | None = None):
         self.scanner, self.motion, self.rig = scanner, motion, rig
+        self.solving = RigSolver(settings, rig)
         self.history, self.bus, self.settings = history, bus, settings
         self.keep_refused = keep_refused   # (run id, scan id) -> the folder a refused scan was kept in
         self.phase = "idle"
@@ -234,6 +236,7 @@ class Runner:
         self.stop("daemon shutting down")
         self.wait(5)
         self._steps.shutdown(wait=False, cancel_futures=True)
+        self.solving.close()
 
     def _set_phase(self, phase: str) -> None:
         previous, self.phase = self.phase, phase
@@ -295,7 +298,8 @@ class Runner:
                                 length_qtm=move_length(solution.moves, "qtm"), estimated_s=estimated)
         self.bus.publish("solution", run_id, moves=solution.text, htm=move_length(solution.moves, "htm"),
                          qtm=move_length(solution.moves, "qtm"), seconds=round(solution.seconds, 4),
-                         commands=[c.text for c in plan], estimated_s=round(estimated, 3))
+                         commands=[c.text for c in plan], estimated_s=round(estimated, 3),
+                         solver=_solver_name(solution), candidates=solution.details.get("candidates", []))
         self.progress.update(total_moves=len(solution.moves), done_moves=0, estimated_s=estimated, state=scan.state)
         if plan:
             self._set_phase("executing")
@@ -349,14 +353,7 @@ class Runner:
             return None
 
     def _solve(self, state: str) -> solver.Solution:
-        options = {"fallback": self.settings.solve_fallback, "fallback_budget_s": self.settings.fallback_budget_s}
-        if self.settings.solve_weight is not None:
-            options["weight"] = self.settings.solve_weight
-        if self.settings.solve_batch is not None:
-            options["batch"] = self.settings.solve_batch
-        if self.settings.solve_perimeter is not None:
-            options["perimeter"] = self.settings.solve_perimeter
-        solution = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s, **options)
+        solution = self.solving.solve(state)
         if not solution.found:
             fallback = (f" nor by the {self.settings.solve_fallback} fallback in {self.settings.fallback_budget_s:g} s"
                         if self.settings.solve_fallback else "")

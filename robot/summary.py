@@ -22,6 +22,8 @@ def format_summary(summary: dict) -> str:
     if summary.get("solution") is not None:
         lines.append(f"solution  : {summary['solution'] or '(already solved)'} "
                      f"({summary.get('length_htm')} HTM, {summary.get('length_qtm')} QTM) by {summary.get('solver')}")
+    for candidate in (summary.get("solver_params") or {}).get("candidates", []):
+        lines.append("candidate : " + describe_candidate(candidate))
     steps = summary.get("step_durations") or {}
     if steps:
         lines.append("steps     : " + " · ".join(f"{name} {steps[name]:.3f} s" for name in STEP_ORDER if name in steps))
@@ -33,6 +35,14 @@ def format_summary(summary: dict) -> str:
         link = summary["link"]
         lines.append("link      : " + ", ".join(f"{k} {v}" for k, v in link.items()))
     return "\n".join(lines)
+
+
+def describe_candidate(candidate: dict) -> str:
+    """One solver's answer to a 3x3x3 as a line: its lengths, planned motor time and solve time."""
+    head = f"{candidate['solver']} in {candidate['solve_s']:.2f} s: "
+    if not candidate.get("found"):
+        return head + "no solution"
+    return head + f"{candidate['htm']} HTM, {candidate['qtm']} QTM, {candidate['planned_s']:.2f} s on the rig"
 
 
 def _scan_lines(summary: dict) -> list[str]:

@@ -12,6 +12,7 @@ import pytest
 
 from robot import assemble
 from robot.cli import main
+from robot.summary import format_summary
 from robot.history import History
 
 import devices
@@ -158,6 +159,9 @@ def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_p
         built.close()
     assert summary["outcome"] == "done" and summary["solved"]
     assert summary["solver"] in ("two-phase", "neural-astar") and summary["length_htm"] <= 30
+    candidates = summary["solver_params"]["candidates"]
+    assert [c["solver"] for c in candidates] == ["neural-astar", "two-phase"]
+    assert "candidate : two-phase in " in format_summary(summary)
 
 
 AVR_RIG = FAST_RIG + """

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 from ..config import Section
 from ..errors import RobotError
+from ..rig import estimate_s
 from .naive import plan_naive
 from .planner import plan_optimal
 from .pose import HOME, Pose
@@ -50,6 +51,10 @@ class FlipSpinRig:
     def preview(self, moves: Sequence[int]) -> tuple[list[RigStep], Pose]:
         """The plan ``plan`` would make and the pose it would end in; the rig's pose stays."""
         return self._planner()(moves, self.pose, self.timing)
+
+    def planned_s(self, moves: Sequence[int]) -> float:
+        """Motor time ``moves`` would take from the current pose; the rig's pose stays."""
+        return estimate_s(self.preview(moves)[0])
 
     def plan(self, moves: Sequence[int]) -> list[RigStep]:
         """One step per solver move (a run on one axis may be reordered); the rig's pose moves to its end."""

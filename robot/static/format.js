@@ -22,6 +22,12 @@ export function clock(unixSeconds) {
   });
 }
 
+/** One solver's answer to a 3x3x3: lengths, planned motor time and solve time. */
+export function candidateText(c) {
+  const head = `${c.solver} in ${duration(c.solve_s)}: `;
+  return c.found ? head + `${c.htm} HTM, ${c.qtm} QTM, ${duration(c.planned_s)} on the rig` : head + "no solution";
+}
+
 export function puzzleName(puzzle) {
   return puzzle ? `${puzzle}x${puzzle}` : "–";
 }

@@ -1,7 +1,7 @@
 // The history tab: the table of runs (newest first, "show older"), a run's details, the solve-time chart.
 
 import {api} from "./api.js";
-import {STEPS, clock, describeEvent, duration, puzzleName, stepTimes} from "./format.js";
+import {STEPS, candidateText, clock, describeEvent, duration, puzzleName, stepTimes} from "./format.js";
 import {CubeNet} from "./net.js";
 
 const PAGE = 20;
@@ -133,6 +133,7 @@ export class HistoryView {
     add("Cube", run.puzzle ? puzzleName(run.puzzle) : null);
     add("Error", run.error);
     add("Solver", run.solver);
+    for (const c of (run.solver_params && run.solver_params.candidates) || []) add("Candidate", candidateText(c));
     add("Solution", run.solution);
     if (run.length_htm !== null && run.length_htm !== undefined) add("Length", `${run.length_htm} HTM, ${run.length_qtm} QTM`);
     add("Motors, estimated", run.estimated_s !== null ? duration(run.estimated_s) : null);

@@ -4,7 +4,7 @@
 // to date one event at a time; replaying the snapshot's events through the
 // same `apply` is what makes a reconnect rebuild the view exactly.
 
-import {BUSY_PHASES, STEPS, TERMINAL_PHASES, describeEvent, duration, stepTimes} from "./format.js";
+import {BUSY_PHASES, STEPS, TERMINAL_PHASES, candidateText, describeEvent, duration, stepTimes} from "./format.js";
 import {CubeNet, isSolved, puzzleSize} from "./net.js";
 
 const LOG_LIMIT = 300;
@@ -214,8 +214,9 @@ export class RunView {
       return;
     }
     this.el.summary.textContent = s.commands && s.commands.length
-      ? `${s.moves} — ${s.htm} moves HTM, ${s.qtm} QTM; found in ${duration(s.seconds)}; ` +
-        `${s.commands.length} motor commands, ≈ ${duration(s.estimated_s)}`
+      ? `${s.moves} — ${s.htm} moves HTM, ${s.qtm} QTM; found by ${s.solver || "the solver"} in ` +
+        `${duration(s.seconds)}; ${s.commands.length} motor commands, ≈ ${duration(s.estimated_s)}` +
+        ((s.candidates || []).length > 1 ? ` (${s.candidates.map(candidateText).join("; ")})` : "")
       : "The cube was already solved: nothing to turn.";
     const current = this.phase === "executing" ? this.doneIndex + 1 : -1;
     let currentItem = null;

@@ -1,0 +1,117 @@
+"""Solving a scanned cube for the rig: every solver's answer, ranked by the rig's motor time.
+
+A 2x2x2 comes from the exact table. For a 3x3x3, neural A* runs in the
+daemon while two-phase (``[solver] fallback``) runs at the same time in a
+worker process on another core; whichever solutions arrive within their
+budgets are planned on the rig, and the one whose plan is quickest wins:
+what the user waits for is motor time, not a move count. Every candidate,
+with its lengths, planned motor time and solve time, goes into the
+solution's details for the run record and the dashboard.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+
+import solver
+from solver.api import Solution
+from solver.notation import move_length, simplify_moves
+
+from .rig import Rig
+
+log = logging.getLogger(__name__)
+
+
+def _two_phase_worker_start() -> None:
+    from solver.twophase import prepare
+    prepare()
+
+
+def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
+    """Runs in the worker process: two-phase moves (or None) and the seconds they took."""
+    from solver.cubie import from_facelets
+    from solver.twophase import solve_two_phase
+
+    start = time.perf_counter()
+    moves = solve_two_phase(from_facelets(state), budget_s)
+    return moves, time.perf_counter() - start
+
+
+class RigSolver:
+    """Solves states for one rig with the run settings' solvers; ``close`` ends the worker."""
+
+    def __init__(self, settings, rig: Rig):
+        self.settings, self.rig = settings, rig
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """Start the two-phase worker and load its tables now, so that no run waits for them."""
+        if self.settings.solve_fallback == "two-phase":
+            self._worker().submit(int).result()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+
+    def solve(self, state: str) -> Solution:
+        """The quickest solution on the rig among the solvers' answers (``found`` False if none came)."""
+        if len(state) != 54:
+            return solver.solve(state, self.settings.metric)
+        start = time.perf_counter()
+        pending = self._start_two_phase(state)
+        neural = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s,
+                              fallback=None, **self._search_options())
+        candidates = [self._candidate("neural-astar", neural.moves, neural.found, neural.seconds)]
+        if pending is not None:
+            moves, seconds = self._await(pending)
+            candidates.append(self._candidate("two-phase", moves or [], moves is not None, seconds))
+        details = dict(neural.details, candidates=[summary for summary, _ in candidates])
+        found = [(summary, moves) for summary, moves in candidates if summary["found"]]
+        if not found:
+            return Solution([], self.settings.metric, time.perf_counter() - start, 3, False, details)
+        best, moves = min(found, key=lambda c: (c[0]["planned_s"], c[0]["solve_s"]))
+        details["solver"] = best["solver"]
+        return Solution(moves, self.settings.metric, time.perf_counter() - start, 3, True, details)
+
+    def _search_options(self) -> dict:
+        options = {"weight": self.settings.solve_weight, "batch": self.settings.solve_batch,
+                   "perimeter": self.settings.solve_perimeter}
+        return {key: value for key, value in options.items() if value is not None}
+
+    def _start_two_phase(self, state: str) -> Future | None:
+        if self.settings.solve_fallback != "two-phase":
+            return None
+        return self._worker().submit(_two_phase, state, self.settings.fallback_budget_s)
+
+    def _await(self, pending: Future) -> tuple[list[int] | None, float]:
+        """The worker's answer; a worker that died or hangs counts as no answer (A*'s stands)."""
+        try:
+            return pending.result(timeout=self.settings.fallback_budget_s + 10)
+        except Exception as error:   # noqa: BLE001 - a broken worker must not lose A*'s answer
+            log.warning("the two-phase worker gave no answer (%s: %s); it is restarted for the next run",
+                        type(error).__name__, error)
+            self.close()
+            return None, self.settings.fallback_budget_s
+
+    def _worker(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                # spawn, not fork: the daemon has threads (the web server, onnxruntime) a fork would copy
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_two_phase_worker_start)
+            return self._pool
+
+    def _candidate(self, name: str, moves: list[int], found: bool, seconds: float) -> tuple[dict, list[int]]:
+        """(what the run record shows of one solver's answer, its moves)."""
+        moves = simplify_moves(moves)
+        planned = round(self.rig.planned_s(moves), 3) if found else None
+        summary = {"solver": name, "found": found, "htm": move_length(moves, "htm"),
+                   "qtm": move_length(moves, "qtm"), "planned_s": planned, "solve_s": round(seconds, 3)}
+        return summary, moves
