@@ -2,9 +2,12 @@
 
 A 2x2x2 comes from the exact table. For a 3x3x3, neural A* runs in the
 daemon while two-phase (``[solver] fallback``) runs at the same time in a
-worker process on another core; whichever solutions arrive within their
-budgets are planned on the rig, and the one whose plan is quickest wins:
-what the user waits for is motor time, not a move count. Every candidate,
+worker process on another core; the solutions that arrive are planned on
+the rig, and the one whose plan is quickest wins: what the user waits for
+is motor time, not a move count. Neural A* stops as soon as two-phase has
+an answer: a solution it found later would have to save more motor time
+than the extra wait, and with the shipped network it does not
+(``bench/robot_time.py``). Every candidate,
 with its lengths, planned motor time and solve time, goes into the
 solution's details for the run record and the dashboard.
 """
@@ -41,6 +44,11 @@ def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
     return moves, time.perf_counter() - start
 
 
+def _set_if_answered(done: Future, answered: threading.Event) -> None:
+    if not done.cancelled() and done.exception() is None and done.result()[0] is not None:
+        answered.set()
+
+
 class RigSolver:
     """Solves states for one rig with the run settings' solvers; ``close`` ends the worker."""
 
@@ -65,9 +73,12 @@ class RigSolver:
         if len(state) != 54:
             return solver.solve(state, self.settings.metric)
         start = time.perf_counter()
+        answered = threading.Event()
         pending = self._start_two_phase(state)
+        if pending is not None:
+            pending.add_done_callback(lambda done: _set_if_answered(done, answered))
         neural = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s,
-                              fallback=None, **self._search_options())
+                              fallback=None, stop=answered, **self._search_options())
         candidates = [self._candidate("neural-astar", neural.moves, neural.found, neural.seconds)]
         if pending is not None:
             moves, seconds = self._await(pending)

@@ -53,7 +53,8 @@ class Solution:
 
 def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S, weight: float = DEFAULT_WEIGHT,
           batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000, perimeter: int = DEFAULT_PERIMETER,
-          fallback: str | None = DEFAULT_FALLBACK, fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S) -> Solution:
+          fallback: str | None = DEFAULT_FALLBACK, fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S,
+          stop=None) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
 
     2x2x2: optimal in the chosen metric, from the BFS table (the search
@@ -65,7 +66,8 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S
     With ``fallback="two-phase"`` (the default; None for A* alone), a 3x3x3
     that A* did not solve in its budget is solved by Kociemba's two-phase
     algorithm within ``fallback_budget_s`` seconds, and
-    ``details["solver"]`` says which solver answered.
+    ``details["solver"]`` says which solver answered. ``stop`` (a
+    ``threading.Event``) ends the A* search early once set.
     Raises ``InvalidState`` for a malformed or impossible state.
     """
     check_metric(metric)
@@ -77,7 +79,7 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S
         moves = simplify_moves(load_table(metric).solve(cube))
         return Solution(moves, metric, time.perf_counter() - start, 2)
     result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes,
-                    perimeter=load_perimeter(perimeter) if perimeter else None)
+                    perimeter=load_perimeter(perimeter) if perimeter else None, stop=stop)
     details = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
                "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch,
                "perimeter": perimeter}

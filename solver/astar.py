@@ -106,8 +106,9 @@ class _OutOfTime(Exception):
 class _Search:
     """One search's tree, open list and best candidate solution."""
 
-    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float):
+    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None):
         self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
+        self.stop = stop   # a threading.Event another thread may set to end the search early
         self.puzzle = Puzzle.cube3()
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
@@ -138,7 +139,7 @@ class _Search:
         """The heuristic in calls of at most ``EVAL_CHUNK`` states, each only while time is left."""
         out = np.empty(len(states), dtype=np.float32)
         for low in range(0, len(states), EVAL_CHUNK):
-            if time.perf_counter() > self.deadline:
+            if time.perf_counter() > self.deadline or (self.stop is not None and self.stop.is_set()):
                 raise _OutOfTime
             out[low:low + EVAL_CHUNK] = self.heuristic(states[low:low + EVAL_CHUNK])
         return out
@@ -175,18 +176,24 @@ def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
 
 
 def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: int = DEFAULT_BATCH,
-           budget_s: float = DEFAULT_BUDGET_S, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None) -> SearchResult:
-    """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state)."""
+           budget_s: float = DEFAULT_BUDGET_S, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None,
+           stop=None) -> SearchResult:
+    """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state).
+
+    ``stop``: an optional ``threading.Event``; once set, the search ends as
+    if its time budget had run out (another solver has answered).
+    """
     _check(weight, batch, budget_s, max_nodes)
     start = time.perf_counter()
-    run = _Search(heuristic, perimeter, weight, start + budget_s)
+    run = _Search(heuristic, perimeter, weight, start + budget_s, stop)
     root = from_cubie(cube)[None]
     run.index[state_keys(root)[0].tobytes()] = 0
     iterations, exhausted = 0, False
     try:
         run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
         while run.best is None and run.open.heap:
-            if time.perf_counter() - start > budget_s or run.nodes.count >= max_nodes:
+            if (time.perf_counter() - start > budget_s or run.nodes.count >= max_nodes
+                    or (stop is not None and stop.is_set())):
                 exhausted = True
                 break
             run.expand(run.open.pop(batch))

@@ -142,3 +142,13 @@ def test_parse_and_path_agree():
     cube = apply_moves_cubie(CubieCube.solved(3), parse_moves("R U"))
     result = search(cube, load_model(), budget_s=10)
     assert to_facelets(apply_moves_cubie(cube, result.moves)) == solved_facelets(3)
+
+
+def test_a_stop_request_ends_the_search_as_a_spent_budget():
+    import threading
+
+    stop = threading.Event()
+    stop.set()
+    cube = to_cubie(random_states(PUZZLE, 1, np.random.default_rng(6))[0])
+    result = search(cube, zero_heuristic, budget_s=60, stop=stop)
+    assert not result.found and result.budget_exhausted and result.iterations == 0
