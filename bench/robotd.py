@@ -9,6 +9,9 @@
 - ``faults``: frame loss/corruption/duplication (the run must still end
   solved) and a stalled motor, a board reset and an unplugged cable (the run
   must end ``error`` with a message saying which, recorded in the history).
+- ``memory``: 20 consecutive 3x3x3 dry runs in one daemon (5 with
+  ``--quick``): peak resident memory (VmHWM) of the daemon and of its
+  two-phase worker process, and the first solve's time against the later.
 - ``stop``: time from ``stop()`` to the simulated firmware handling the
   emergency stop, mid-execution, median and max.
 """
@@ -83,6 +86,34 @@ def _dry_run_figures(runs: list[dict]) -> dict:
             if any(r["solved"] for r in runs) else None}
 
 
+def _peak_rss_mb(pid: int | str = "self") -> float | None:
+    """VmHWM (peak resident memory) of a process in MB, from /proc (Linux)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kb = next(int(line.split()[1]) for line in text.splitlines() if line.startswith("VmHWM:"))
+    return round(kb / 1024, 1)
+
+
+def memory(count: int, budget_s: float | None) -> dict:
+    """``count`` consecutive 3x3x3 dry runs in one daemon: peak memory of it and of its two-phase worker,
+    and the first solve's time against the later ones'."""
+    with tempfile.TemporaryDirectory() as tmp:
+        built = assemble.build(write_config(Path(tmp), budget_s), sim=True, web=False)
+        try:
+            at_start = _peak_rss_mb()
+            runs = [built.once(puzzle=3, seed=2000 + k) for k in range(count)]
+            worker = built.daemon.runner.solving.worker_pid()
+            worker_peak = _peak_rss_mb(worker) if worker else None
+        finally:
+            built.close()
+    solve = [r["step_durations"].get("solving") for r in runs]
+    return {"runs": count, "solved": sum(bool(r["solved"]) for r in runs),
+            "peak_rss_mb_after_start": at_start, "peak_rss_mb": _peak_rss_mb(), "worker_peak_rss_mb": worker_peak,
+            "first_solve_s": solve[0], "later_solve_s_median": round(statistics.median(solve[1:]), 3)}
+
+
 def faults(budget_s: float | None) -> dict:
     report = {}
     for name, (faults_text, expected) in FAULT_CASES.items():
@@ -131,7 +162,8 @@ def main() -> None:
     args = parser.parse_args()
     runs, stops = (6, 3) if args.quick else (args.runs, 10)
     started = time.perf_counter()
-    result = {"dry_runs": dry_runs(runs, args.budget_s, args.moves3), "faults": faults(args.budget_s),
+    result = {"memory": memory(5 if args.quick else 20, args.budget_s),
+              "dry_runs": dry_runs(runs, args.budget_s, args.moves3), "faults": faults(args.budget_s),
               "stop": stop_latency(stops, args.budget_s),
               "settings": {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s}}
     result["seconds"] = round(time.perf_counter() - started, 1)

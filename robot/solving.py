@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -61,6 +62,12 @@ class RigSolver:
         """Start the two-phase worker and load its tables now, so that no run waits for them."""
         if self.settings.solve_fallback == "two-phase":
             self._worker().submit(int).result()
+
+    def worker_pid(self) -> int | None:
+        """Process id of the two-phase worker, if it runs (for memory figures)."""
+        with self._lock:
+            pool = self._pool
+        return pool.submit(os.getpid).result() if pool is not None else None
 
     def close(self) -> None:
         with self._lock:
