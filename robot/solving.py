@@ -31,8 +31,13 @@ log = logging.getLogger(__name__)
 
 
 def _two_phase_worker_start() -> None:
-    from solver.twophase import prepare
+    """Load the tables and solve one cube, so that the first run's solve is as quick as the later ones."""
+    from solver.cubie import CubieCube, apply_moves_cubie
+    from solver.notation import parse_moves
+    from solver.twophase import prepare, solve_two_phase
+
     prepare()
+    solve_two_phase(apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'")))
 
 
 def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
