@@ -65,8 +65,14 @@ class RigSolver:
 
     def prepare(self) -> None:
         """Start the two-phase worker and load its tables now, so that no run waits for them."""
-        if self.settings.solve_fallback == "two-phase":
+        if self.settings.solve_fallback != "two-phase":
+            return
+        try:
             self._worker().submit(int).result()
+        except Exception as error:   # noqa: BLE001 - the daemon still solves with A* alone
+            log.warning("the two-phase worker did not start (%s: %s); each run tries it again",
+                        type(error).__name__, error)
+            self.close()
 
     def worker_pid(self) -> int | None:
         """Process id of the two-phase worker, if it runs (for memory figures)."""
