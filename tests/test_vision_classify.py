@@ -223,6 +223,22 @@ def test_a_face_read_turned_is_refused_not_misread(size):
             assert result.state == state
 
 
+@pytest.mark.parametrize("face", [3, 4, 5])
+def test_a_2x2_reference_face_turned_is_never_misread(face):
+    """D, L and B hold the DLB corner that names a 2x2's colours: turned, they must not rename them wrongly."""
+    rng = np.random.default_rng(20 + face)
+    for state in random_face_states(2, 4, seed=90 + face):
+        for quarter in (1, 2, 3):
+            rgb = colours_of(state, DAYLIGHT, rng, noise=2)
+            rgb[4 * face:4 * face + 4] = np.rot90(rgb[4 * face:4 * face + 4].reshape(2, 2, 3), -quarter).reshape(4, 3)
+            try:
+                result = classify(rgb)
+            except ScanError as error:
+                assert error.stickers or "face" in str(error)
+            else:
+                assert result.state == state
+
+
 def test_doubt_among_saturated_stickers_says_overexposed():
     from vision.classify import _with_exposure_advice
     rgb = np.full((54, 3), 120.0)

@@ -33,12 +33,13 @@ from itertools import product
 
 import numpy as np
 
-from solver.geometry import FACES, sticker_name
+from solver.geometry import FACES, OPPOSITE, sticker_name
 
 from .calibration import Calibration, check_rgb
 from .errors import ScanError
 from .judge import DOUBT_MARGIN, Classification, doubt_error, judge, plain_reading
 from .labelling import Fit, best_fit, cube_gap, is_clear
+from .pieces import fixed_facelets
 from .reader import Reader
 
 MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
@@ -66,6 +67,7 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     try:
         fit, gap = _read(rgb, calibration)
         if gap <= MAX_CUBE_GAP:
+            _check_turned_reference_faces(rgb, calibration, fit)
             return _judged(fit)
         return _turned_back(rgb, calibration, fit)
     except ScanError as error:
@@ -142,6 +144,36 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
     raise ScanError("the colours read form no real cube: no single face turned back makes one either; "
                     "is a face image swapped with another, mirrored, or its grid found in the wrong "
                     "place? Check that each image shows the face it is named for, upright")
+
+
+def _check_turned_reference_faces(rgb: np.ndarray, calibration: Calibration | None, fit: Fit) -> None:
+    """2x2: refuse a doubtful reading when a D, L or B face turned back reads as a real cube as well.
+
+    A 2x2 names its colours through the DLB corner, so a D, L or B face
+    photo that is turned brings another sticker into that corner and can
+    rename the colours into another real cube that passes every other test.
+    A clear reading (every sticker its own colour by a margin) is left
+    alone; for the others each turn of those faces that keeps a plausible
+    DLB corner (the sticker brought there shows that face's colour or its
+    opposite's) and changes what the stickers show is read afresh. A real
+    cube that costs less than this reading refuses the scan.
+    """
+    if fit.solution.size != 2 or is_clear(fit):
+        return
+    labels = fit.solution.faces
+    for face in (FACES.index(f) for f in "DLB"):
+        corner = next(i for i, f in fixed_facelets(2).items() if f == face)
+        opposite = FACES.index(OPPOSITE[FACES[face]])
+        for quarter in (1, 2, 3):
+            order = _turn_face(np.repeat(np.arange(24)[:, None], 3, axis=1), 2, face, quarter)[:, 0]
+            if labels[order[corner]] not in (face, opposite) or np.array_equal(labels[order], labels):
+                continue
+            turned, gap = _read(_turn_face(rgb, 2, face, quarter), calibration)
+            if gap <= MAX_CUBE_GAP and turned.solution.cost < fit.solution.cost:
+                raise ScanError(f"face {FACES[face]} may be turned: turned by {90 * quarter} degrees it reads as "
+                                "another real cube, better than as it was given, and on a 2x2 the pieces cannot "
+                                "tell which is meant. Check that each image is upright (net orientation) and rescan",
+                                tuple(sticker_name(face * 4 + k, 2) for k in range(4)))
 
 
 def _turn_face(rgb: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:
