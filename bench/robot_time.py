@@ -34,20 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from robot.config import Config  # noqa: E402
 from robot.rig import rig_from_config  # noqa: E402
 from robot.run import RunSettings  # noqa: E402
-from robot.solving import RigSolver  # noqa: E402
+from robot.solving import RigSolver, candidate  # noqa: E402
 from solver.api import solve  # noqa: E402
 from solver.batch import Puzzle, to_cubie  # noqa: E402
 from solver.cubie import to_facelets  # noqa: E402
-from solver.notation import move_length, parse_moves, simplify_moves  # noqa: E402
+from solver.notation import parse_moves  # noqa: E402
 from solver.scramble import random_states  # noqa: E402
-
-
-def _row(name: str, moves: list[int] | None, seconds: float, rig) -> dict:
-    if moves is None:
-        return {"solver": name, "found": False, "solve_s": seconds}
-    moves = simplify_moves(moves)
-    return {"solver": name, "found": True, "solve_s": seconds, "planned_s": rig.planned_s(moves),
-            "htm": move_length(moves, "htm"), "qtm": move_length(moves, "qtm")}
 
 
 def run_daemon(states: list[str], settings: RunSettings, rig) -> list[dict]:
@@ -59,7 +51,7 @@ def run_daemon(states: list[str], settings: RunSettings, rig) -> list[dict]:
         for state in states:
             start = time.perf_counter()
             solution = solving.solve(state)
-            row = _row("daemon", solution.moves if solution.found else None, time.perf_counter() - start, rig)
+            row = candidate(rig, "daemon", solution.moves if solution.found else None, time.perf_counter() - start)[0]
             row["kept"] = solution.details.get("solver")
             rows.append(row)
     finally:
@@ -72,7 +64,7 @@ def run_neural(states: list[str], settings: RunSettings, rig) -> list[dict]:
     for state in states:
         start = time.perf_counter()
         solution = solve(state, budget_s=settings.solve_budget_s, fallback=None)
-        rows.append(_row("neural", solution.moves if solution.found else None, time.perf_counter() - start, rig))
+        rows.append(candidate(rig, "neural", solution.moves if solution.found else None, time.perf_counter() - start)[0])
     return rows
 
 
@@ -84,7 +76,7 @@ def run_kociemba(states: list[str], rig) -> list[dict]:
     for state in states:
         start = time.perf_counter()
         text = kociemba.solve(state)
-        rows.append(_row("kociemba", parse_moves(text), time.perf_counter() - start, rig))
+        rows.append(candidate(rig, "kociemba", parse_moves(text), time.perf_counter() - start)[0])
     return rows
 
 

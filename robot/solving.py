@@ -50,6 +50,16 @@ def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
     return moves, time.perf_counter() - start
 
 
+def candidate(rig: Rig, name: str, moves: list[int] | None, seconds: float) -> tuple[dict, list[int]]:
+    """(what the run record shows of one solver's answer, its moves); ``moves`` None: it found none."""
+    found = moves is not None
+    moves = simplify_moves(moves) if found else []
+    summary = {"solver": name, "found": found, "htm": move_length(moves, "htm"),
+               "qtm": move_length(moves, "qtm"), "planned_s": round(rig.planned_s(moves), 3) if found else None,
+               "solve_s": round(seconds, 3)}
+    return summary, moves
+
+
 def _set_if_answered(done: Future, answered: threading.Event) -> None:
     if not done.cancelled() and done.exception() is None and done.result()[0] is not None:
         answered.set()
@@ -63,9 +73,13 @@ class RigSolver:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
+    @property
+    def _runs_two_phase(self) -> bool:
+        return self.settings.solve_fallback == "two-phase"
+
     def prepare(self) -> None:
         """Start the two-phase worker and load its tables now, so that no run waits for them."""
-        if self.settings.solve_fallback != "two-phase":
+        if not self._runs_two_phase:
             return
         try:
             self._worker().submit(int).result()
@@ -97,10 +111,9 @@ class RigSolver:
             pending.add_done_callback(lambda done: _set_if_answered(done, answered))
         neural = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s,
                               fallback=None, stop=answered, **self._search_options())
-        candidates = [self._candidate("neural-astar", neural.moves, neural.found, neural.seconds)]
+        candidates = [candidate(self.rig, "neural-astar", neural.moves if neural.found else None, neural.seconds)]
         if pending is not None:
-            moves, seconds = self._await(pending)
-            candidates.append(self._candidate("two-phase", moves or [], moves is not None, seconds))
+            candidates.append(candidate(self.rig, "two-phase", *self._await(pending)))
         details = dict(neural.details, candidates=[summary for summary, _ in candidates])
         found = [(summary, moves) for summary, moves in candidates if summary["found"]]
         if not found:
@@ -115,7 +128,7 @@ class RigSolver:
         return {key: value for key, value in options.items() if value is not None}
 
     def _start_two_phase(self, state: str) -> Future | None:
-        if self.settings.solve_fallback != "two-phase":
+        if not self._runs_two_phase:
             return None
         return self._worker().submit(_two_phase, state, self.settings.fallback_budget_s)
 
@@ -136,11 +149,3 @@ class RigSolver:
                 self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                                  initializer=_two_phase_worker_start)
             return self._pool
-
-    def _candidate(self, name: str, moves: list[int], found: bool, seconds: float) -> tuple[dict, list[int]]:
-        """(what the run record shows of one solver's answer, its moves)."""
-        moves = simplify_moves(moves)
-        planned = round(self.rig.planned_s(moves), 3) if found else None
-        summary = {"solver": name, "found": found, "htm": move_length(moves, "htm"),
-                   "qtm": move_length(moves, "qtm"), "planned_s": planned, "solve_s": round(seconds, 3)}
-        return summary, moves

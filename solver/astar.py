@@ -135,11 +135,15 @@ class _Search:
             h = np.maximum(self.estimate(states[outside]), self.floor)
             self.open.push(self.weight * g[outside] + h, ids[outside])
 
+    def time_is_up(self) -> bool:
+        """The time budget is spent, or another thread asked the search to stop."""
+        return time.perf_counter() > self.deadline or (self.stop is not None and self.stop.is_set())
+
     def estimate(self, states: np.ndarray) -> np.ndarray:
         """The heuristic in calls of at most ``EVAL_CHUNK`` states, each only while time is left."""
         out = np.empty(len(states), dtype=np.float32)
         for low in range(0, len(states), EVAL_CHUNK):
-            if time.perf_counter() > self.deadline or (self.stop is not None and self.stop.is_set()):
+            if self.time_is_up():
                 raise _OutOfTime
             out[low:low + EVAL_CHUNK] = self.heuristic(states[low:low + EVAL_CHUNK])
         return out
@@ -192,8 +196,7 @@ def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: in
     try:
         run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
         while run.best is None and run.open.heap:
-            if (time.perf_counter() - start > budget_s or run.nodes.count >= max_nodes
-                    or (stop is not None and stop.is_set())):
+            if run.time_is_up() or run.nodes.count >= max_nodes:
                 exhausted = True
                 break
             run.expand(run.open.pop(batch))

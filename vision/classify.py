@@ -165,7 +165,7 @@ def _check_turned_reference_faces(rgb: np.ndarray, calibration: Calibration | No
         corner = next(i for i, f in fixed_facelets(2).items() if f == face)
         opposite = FACES.index(OPPOSITE[FACES[face]])
         for quarter in (1, 2, 3):
-            order = _turn_face(np.repeat(np.arange(24)[:, None], 3, axis=1), 2, face, quarter)[:, 0]
+            order = _turn_face(np.arange(24), 2, face, quarter)
             if labels[order[corner]] not in (face, opposite) or np.array_equal(labels[order], labels):
                 continue
             turned, gap = _read(_turn_face(rgb, 2, face, quarter), calibration)
@@ -176,9 +176,11 @@ def _check_turned_reference_faces(rgb: np.ndarray, calibration: Calibration | No
                                 tuple(sticker_name(face * 4 + k, 2) for k in range(4)))
 
 
-def _turn_face(rgb: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:
-    """The scan with one face's stickers turned clockwise by ``quarter`` quarter turns, as an image would be."""
-    out = rgb.copy()
+def _turn_face(values: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:
+    """Per-sticker values (colours, or sticker indices) with one face turned clockwise by ``quarter``
+    quarter turns, as an image would be."""
+    out = values.copy()
     block = slice(face * size * size, (face + 1) * size * size)
-    out[block] = np.rot90(rgb[block].reshape(size, size, 3), -quarter).reshape(-1, 3)
+    face_values = values[block].reshape(size, size, *values.shape[1:])
+    out[block] = np.rot90(face_values, -quarter).reshape(values[block].shape)
     return out

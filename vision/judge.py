@@ -78,17 +78,16 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
     size, labels = solution.size, solution.faces
     reading = plain_reading(solution, d2, spread)
     confidence, state = reading.confidence, reading.state
-    everyone = np.arange(len(labels))
-    fixed = fixed_facelets(size)
+    repaired = d2.argmin(axis=1) != labels      # read against their nearest colour by the pieces
+    repaired[list(fixed_facelets(size))] = False
     try:
         _check_doubts(solution, cost, d2, refs, spread, confidence)
-        _check_repairs(labels, features, d2, size)
+        _check_repairs(labels, features, repaired, size)
     except ScanError as error:
         error.reading = Classification(state, confidence)
         raise
     from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
-    nearest = d2.argmin(axis=1)
-    repaired = tuple(sticker_name(i, size) for i in everyone if nearest[i] != labels[i] and i not in fixed)
+    repaired = tuple(sticker_name(int(i), size) for i in np.flatnonzero(repaired))
     if len(repaired) > MAX_REPAIRS[size]:
         raise ScanError(f"the pieces had to override {len(repaired)} stickers ({', '.join(repaired)}) to make a "
                         f"real {size}x{size}x{size}: too many to trust; check that each image shows the face it "
@@ -142,7 +141,7 @@ def _check_colours_differ(refs: np.ndarray, spread: np.ndarray, labels: np.ndarr
                     "check the lighting and that every sticker is in view", names)
 
 
-def _check_repairs(labels: np.ndarray, features: np.ndarray, d2: np.ndarray, size: int) -> None:
+def _check_repairs(labels: np.ndarray, features: np.ndarray, repaired: np.ndarray, size: int) -> None:
     """Stickers read against clear evidence of their own colour: a face seen wrongly, not misreads.
 
     A sticker that fits one colour well but has to be read as another is a
@@ -152,10 +151,9 @@ def _check_repairs(labels: np.ndarray, features: np.ndarray, d2: np.ndarray, siz
     corner) name their colour by definition and are never evidence against it.
     The colours are measured again without the repaired stickers: a colour
     whose spread they inflate would otherwise seem to fit them.
+    ``repaired``: the stickers (centres aside) read against their nearest colour.
     """
     fixed = list(fixed_facelets(size))
-    repaired = d2.argmin(axis=1) != labels
-    repaired[fixed] = False
     if not repaired.any():
         return
     refs, spread = colour_model(features, labels, ~repaired)

@@ -17,7 +17,7 @@ from scipy.optimize import linear_sum_assignment
 
 from .pieces import Solution, best_cube_without, fixed_facelets
 from .judge import CLEAR_FIT_D2, STRONG_REPAIR_LOGP
-from .reader import MAX_PASSES, Reader, closest_colours, colour_separation, costs, distances, log_likelihood
+from .reader import MAX_PASSES, Reader, closest_colours, colour_separation, costs, log_likelihood
 
 MAX_SPLITS = 2             # overlapping colour pairs split again
 RESPLIT_BELOW_D2 = 16.0    # pairs closer than this (in their pooled scatters) are split again
@@ -128,7 +128,7 @@ def cube_gap(reader: Reader, fit: Fit) -> float:
     everyone = np.arange(len(labels))
     for _ in range(MAX_PASSES):
         refs = reader.update(labels)
-        cost, _ = costs(reader.features, refs, reader.spread)
+        cost, d2 = costs(reader.features, refs, reader.spread)
         columns = linear_sum_assignment(cost[free][:, slots])[1]
         new = labels.copy()
         new[free] = slots[columns]
@@ -136,7 +136,6 @@ def cube_gap(reader: Reader, fit: Fit) -> float:
             break
         labels = new
     reading = fit.solution.faces
-    d2 = distances(reader.features, refs, reader.spread)
     logp = log_likelihood(d2, reader.spread)
     against = logp[everyone, labels] - logp[everyone, reading]
     apart = colour_separation(refs, reader.spread)[labels, reading] >= RESPLIT_BELOW_D2

@@ -262,7 +262,7 @@ class Reader:
                     seen.append(labels)
                     yield labels
 
-    def seed_sets(self, features: np.ndarray, feature_fn=_features) -> list[np.ndarray]:
+    def seed_sets(self, features: np.ndarray, feature_fn) -> list[np.ndarray]:
         """Candidate starting references: the centres (3x3); DLB corner plus U R F guesses (2x2)."""
         fixed = fixed_facelets(self.size)
         refs = np.zeros((6, features.shape[1]))
