@@ -22,7 +22,9 @@ How a scan is read (each step is there because it is what fails on real cubes):
 6. *Piece constraints*: the answer is the cheapest *reachable* cube
    (``vision.pieces``), so counts, real pieces, twist, flip and parity hold
    by construction and a misread is outvoted by the pieces around it.
-7. *Doubt*: ``vision.judge`` decides whether the reading can be trusted and
+7. *Handedness*: a reading whose colours clearly run as the mirror image of
+   the standard scheme (``vision.scheme``) is refused: face images swapped.
+8. *Doubt*: ``vision.judge`` decides whether the reading can be trusted and
    names the stickers in doubt when it cannot.
 """
 
@@ -40,7 +42,8 @@ from .errors import ScanError
 from .judge import DOUBT_MARGIN, Classification, doubt_error, judge, plain_reading
 from .labelling import Fit, best_fit, cube_gap, is_clear
 from .pieces import fixed_facelets
-from .reader import Reader
+from .reader import LIGHTNESS_WEIGHT, Reader
+from .scheme import is_mirror_scheme
 
 MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
 SATURATED = 245.0     # a channel this high is at or near clipping
@@ -111,6 +114,12 @@ def _judged(fit: Fit) -> Classification:
         error = doubt_error(doubts, fit.solution.size)
         error.reading = plain_reading(fit.solution, fit.d2, fit.spread)
         raise error
+    if is_mirror_scheme(fit.refs / [LIGHTNESS_WEIGHT, 1.0, 1.0]):
+        raise ScanError("the colours read form the mirror image of the standard colour scheme (with white up "
+                        "and green in front, red shows on the left): no real cube looks like this, so two face "
+                        "images are probably swapped (e.g. R with L) or an image is mirrored. Check that each "
+                        "image shows the face it is named for, upright, and rescan",
+                        reading=plain_reading(fit.solution, fit.d2, fit.spread))
     return judge(fit.solution, fit.cost, fit.d2, fit.refs, fit.spread, fit.features)
 
 
