@@ -57,7 +57,7 @@ def free_port() -> int:
 
 def http(url: str, body: dict | None = None) -> dict:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", "X-Robotd": "1"})
     with urllib.request.urlopen(request, timeout=30) as reply:
         return json.loads(reply.read())
 

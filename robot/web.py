@@ -15,21 +15,27 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.concurrency import run_in_threadpool
+
+from solver import InvalidState
+from solver.notation import parse_moves
+from vision import PRESETS
 
 from .config import Section
 from .errors import RobotError
 from .history import OUTCOMES
+from .web_guard import INTENT_HEADER, LOOPBACK_HOSTS, RequestGuard, host_entry, origin_entry
 
 STATIC_DIR = Path(__file__).parent / "static"
+SQLITE_INT_MAX = 2**63 - 1   # ids and offsets past this make sqlite3 raise OverflowError
 
 
 @dataclass(frozen=True)
@@ -40,13 +46,23 @@ class WebSettings:
     api_key: str | None = None
     root_path: str = ""
     cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    max_body_bytes: int = 64 * 1024
+    behind_proxy: bool = False
+    api_docs: bool = False
     stream_fps: float = 12.0
     client_queue: int = 256
     enabled: bool = True
 
     @property
     def requires_key(self) -> bool:
-        return not is_loopback(self.host)
+        """A proxy on the same machine makes every visitor look local, so behind one the key is needed too."""
+        return self.behind_proxy or not is_loopback(self.host)
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """The names a request's Host header may give (any port)."""
+        return (*LOOPBACK_HOSTS, self.host, *self.allowed_hosts)
 
 
 def is_loopback(host: str) -> bool:
@@ -60,30 +76,58 @@ def is_loopback(host: str) -> bool:
 
 def web_settings(section: Section) -> WebSettings:
     settings = WebSettings(
-        host=section.get_str("host", "127.0.0.1"),
+        host=_checked(section, "host", host_entry, section.get_str("host", "127.0.0.1")),
         port=section.get_int("port", 8080, minval=1, maxval=65535),
         api_key=section.get_str("api_key", None),
         root_path=section.get_str("root_path", "").rstrip("/"),
-        cors_origins=tuple(section.get_list("cors_origins", [])),
+        cors_origins=_entries(section, "cors_origins", origin_entry),
+        allowed_hosts=_entries(section, "allowed_hosts", host_entry),
+        max_body_bytes=section.get_int("max_body_bytes", 64 * 1024, minval=1024, maxval=16 * 1024 * 1024),
+        behind_proxy=section.get_bool("behind_proxy", False),
+        api_docs=section.get_bool("api_docs", False),
         stream_fps=section.get_float("stream_fps", 12.0, above=0, maxval=60),
         client_queue=section.get_int("client_queue", 256, minval=8, maxval=100_000),
         enabled=section.get_bool("enabled", True),
     )
     if settings.requires_key and not settings.api_key:
-        raise section.error("api_key", f"is required when host is {settings.host!r} (not a loopback address): "
-                                       "anyone on the network could move the robot")
+        why = ("behind_proxy is true (the proxy makes everyone look local)" if settings.behind_proxy
+               else f"host is {settings.host!r} (not a loopback address)")
+        raise section.error("api_key", f"is required when {why}: anyone on the network could move the robot")
     if settings.api_key is not None and len(settings.api_key) < 12:
         raise section.error("api_key", "must be at least 12 characters")
     return settings
 
 
+def _checked(section: Section, key: str, check: Callable[[object], str], value: object) -> str:
+    """``value`` as ``check`` normalises it; its ValueError becomes the config error for ``key``."""
+    try:
+        return check(value)
+    except ValueError as error:
+        raise section.error(key, str(error)) from None
+
+
+def _entries(section: Section, key: str, check: Callable[[object], str]) -> tuple[str, ...]:
+    return tuple(_checked(section, key, check, entry) for entry in section.get_list(key, []))
+
+
 class RunRequest(BaseModel):
     """``POST /api/runs``: in simulation, how to scramble the virtual cube first."""
+    model_config = ConfigDict(extra="forbid")
     puzzle: Literal[2, 3] | None = None
-    seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    seed: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     scramble: str | None = Field(default=None, max_length=400, description="moves, e.g. \"R U F'\"")
-    light: str | None = Field(default=None, max_length=40)
+    light: Literal[tuple(PRESETS)] | None = None  # type: ignore[valid-type]
     moves: int | None = Field(default=None, ge=0, le=1000, description="scramble with this many random moves")
+
+    @field_validator("scramble")
+    @classmethod
+    def _notation(cls, scramble: str | None) -> str | None:
+        if scramble is not None:
+            try:
+                parse_moves(scramble)
+            except InvalidState as error:
+                raise ValueError(str(error)) from None
+        return scramble
 
 
 class JogRequest(BaseModel):
@@ -147,11 +191,16 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
             unsubscribe()
 
     app = FastAPI(title="robotd", version="1", lifespan=lifespan,
-                  description="Control and watch a Rubik's-cube robot.")
+                  description="Control and watch a Rubik's-cube robot.",
+                  docs_url="/docs" if settings.api_docs else None, redoc_url="/redoc" if settings.api_docs else None)
     app.state.robotd = state
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
-                           allow_methods=["GET", "POST", "PUT"], allow_headers=["X-Api-Key", "Authorization"])
+                           allow_methods=["GET", "POST", "PUT"],
+                           allow_headers=["X-Api-Key", "Authorization", INTENT_HEADER])
+    app.add_middleware(RequestGuard, hosts=settings.hosts, origins=settings.cors_origins,  # added last: runs first
+                       max_body_bytes=settings.max_body_bytes)
+
     def require_key(request: Request) -> None:
         if not settings.requires_key:
             return
@@ -167,7 +216,7 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
         problems = ["{}: {}".format(".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "body",
-                                    e["msg"]) for e in error.errors()]
+                                    e["msg"].removeprefix("Value error, ")) for e in error.errors()]
         return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
 
     @app.get("/api/status")
@@ -193,12 +242,12 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         return {"stopped": True, "phase": daemon.runner.phase, "jogging": jogging}
 
     @app.get("/api/runs")
-    def runs(limit: int = Query(20, ge=1, le=500), offset: int = Query(0, ge=0),
+    def runs(limit: int = Query(20, ge=1, le=500), offset: int = Query(0, ge=0, le=SQLITE_INT_MAX),
              outcome: Literal[OUTCOMES] | None = None) -> dict:  # type: ignore[valid-type]
         return {"runs": daemon.history.list_runs(limit, offset, outcome), "limit": limit, "offset": offset}
 
     @app.get("/api/runs/{run_id}")
-    def run(run_id: int) -> dict:
+    def run(run_id: int = PathParam(ge=1, le=SQLITE_INT_MAX)) -> dict:
         found = daemon.history.get_run(run_id)
         if found is None:
             raise HTTPException(404, f"no run with id {run_id}")

@@ -37,7 +37,7 @@ STEPS = ["scanning", "solving", "executing", "verifying"]
 @pytest.fixture
 def client(tmp_path):
     daemon = make_daemon(tmp_path)
-    with TestClient(create_app(daemon, WebSettings())) as client:
+    with TestClient(create_app(daemon, WebSettings(allowed_hosts=("testserver",)))) as client:
         yield client
     daemon.close()
 
@@ -328,13 +328,18 @@ def test_escape_stops_the_run(serve, page):
     assert page.is_enabled("#start")
 
 
-def test_a_failed_run_shows_a_readable_message(serve, page):
-    server = serve()
+def test_a_refused_start_and_a_failed_run_show_readable_messages(serve, page):
+    server = serve(make=lambda directory, turn_s: scanning_daemon(directory, refuse=True, turn_s=turn_s))
     open_dashboard(page, server.url)
-    start_from_page(page, "2", scramble="R U X")
+    start_from_page(page, "3", scramble="R U X")   # refused before any run starts
+    page.wait_for_selector("#messages .message.error")
+    message = page.locator("#messages .message.error").inner_text()
+    assert "Could not start a run: scramble: move 3 ('X' at character 5)" in message
+    assert "{" not in message and "detail" not in message
+    start_from_page(page, "3", scramble="R U")     # this rig's scan is refused: the run fails
     page.wait_for_selector('#phase[data-phase="error"]', timeout=30_000)
     message = page.locator("#messages .message.error").inner_text()
-    assert "Run 1 failed" in message and "'X'" in message
+    assert "Run 1 failed: scan failed after 1 attempts: cannot read the cube for sure" in message
     assert "{" not in message and "detail" not in message
     assert page.get_attribute("#messages", "aria-live") == "assertive"
 

@@ -1,25 +1,36 @@
 """Dashboard API: runs, history, validation, auth, WebSocket events and camera frames."""
 
 import asyncio
-import time
+import re
+from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 import solver
 from robot.config import Config
 from robot.errors import ConfigError
 from robot.motion import parse_jog
-from robot.web import Broadcaster, WebSettings, create_app, web_settings
+from robot.web import STATIC_DIR, Broadcaster, WebSettings, create_app, web_settings
+from robot.web_guard import INTENT_HEADER, RequestGuard
 from solver.notation import MOVE_NAMES
 
 from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
+
+LOCAL = WebSettings(allowed_hosts=("testserver",))    # TestClient's requests say Host: testserver
+NETWORK = replace(LOCAL, host="0.0.0.0", api_key=KEY)
+
+
+def dashboard(daemon, settings: WebSettings = LOCAL) -> TestClient:
+    """A client of the app that sends the header the dashboard's own requests carry."""
+    return TestClient(create_app(daemon, settings), headers={INTENT_HEADER: "1"})
 
 
 @pytest.fixture
 def client(tmp_path):
     daemon = make_daemon(tmp_path)
-    with TestClient(create_app(daemon, WebSettings())) as client:
+    with dashboard(daemon) as client:
         client.daemon = daemon
         yield client
     daemon.close()
@@ -40,7 +51,7 @@ def jogging_daemon(tmp_path, turn_s=0.0):
 @pytest.fixture
 def jog_client(tmp_path):
     daemon = jogging_daemon(tmp_path)
-    with TestClient(create_app(daemon, WebSettings())) as client:
+    with dashboard(daemon) as client:
         client.daemon = daemon
         yield client
     daemon.close()
@@ -65,10 +76,6 @@ def test_bad_input_gets_readable_4xx(client):
     assert reply.status_code == 404 and reply.json()["detail"] == "no run with id 999"
     reply = client.post("/api/runs", json={"puzzle": 4})
     assert reply.status_code == 422 and "puzzle" in reply.json()["detail"]
-    reply = client.post("/api/runs", json={"scramble": "R U X"})
-    wait_done(client.daemon)
-    run = client.get(f"/api/runs/{reply.json()['run_id']}").json()
-    assert run["outcome"] == "error" and "'X'" in run["error"]
     assert client.get("/stream/nope").status_code == 404
 
 
@@ -93,8 +100,7 @@ def test_websocket_gets_snapshot_then_every_event_in_order(client):
 
 def test_auth_when_bound_to_the_network(tmp_path):
     daemon = make_daemon(tmp_path, turn_s=0.05)
-    settings = WebSettings(host="0.0.0.0", api_key=KEY)
-    with TestClient(create_app(daemon, settings)) as client:
+    with dashboard(daemon, NETWORK) as client:
         assert client.post("/api/runs", json={}).status_code == 401
         assert client.post("/api/runs", json={}, headers={"X-Api-Key": "wrong-key-here"}).status_code == 401
         assert client.post("/api/runs", json={"seed": 2}, headers={"X-Api-Key": KEY}).status_code == 201
@@ -155,7 +161,7 @@ def test_bad_jogs_get_readable_4xx(jog_client):
 
 def test_a_jog_during_a_run_is_409(tmp_path):
     daemon = jogging_daemon(tmp_path, turn_s=0.5)
-    with TestClient(create_app(daemon, WebSettings())) as client:
+    with dashboard(daemon) as client:
         run_id = client.post("/api/runs", json={"seed": 3}).json()["run_id"]
         reply = client.post("/api/jog", json={"command": "R"})
         assert reply.status_code == 409
@@ -169,7 +175,7 @@ def test_a_jog_during_a_run_is_409(tmp_path):
 def test_jog_needs_the_key_when_bound_to_the_network(tmp_path):
     daemon = jogging_daemon(tmp_path)
     body = {"command": "R"}
-    with TestClient(create_app(daemon, WebSettings(host="0.0.0.0", api_key=KEY))) as client:
+    with dashboard(daemon, NETWORK) as client:
         assert client.post("/api/jog", json=body).status_code == 401
         assert client.post("/api/jog", json=body, headers={"X-Api-Key": "wrong-key-here"}).status_code == 401
         assert client.post("/api/jog", json=body, headers={"X-Api-Key": KEY}).status_code == 200
@@ -185,7 +191,7 @@ def test_a_rig_that_cannot_jog_lists_no_commands(client):
 
 def test_the_latest_scan_as_an_overlay_png(tmp_path):
     daemon = scanning_daemon(tmp_path, refuse=True)
-    with TestClient(create_app(daemon, WebSettings())) as client:
+    with dashboard(daemon) as client:
         reply = client.get("/api/scan/overlay.png")
         assert reply.status_code == 404 and reply.json()["detail"].startswith("no scan yet")
         run_id = client.post("/api/runs", json={"puzzle": 3, "moves": 0}).json()["run_id"]
@@ -206,3 +212,202 @@ def test_the_latest_scan_as_an_overlay_png(tmp_path):
 def test_no_overlay_from_a_rig_that_keeps_no_scans(client):
     reply = client.get("/api/scan/overlay.png")
     assert reply.status_code == 404 and reply.json()["detail"] == "this rig's scanner keeps no scans to show"
+
+
+# ---------------------------------------------------------------- request checks: origin, Host, size, input
+
+CHANGES = [("post", "/api/runs", {"seed": 1}), ("post", "/api/jog", {"command": "R"}), ("post", "/api/stop", None),
+           ("put", "/api/calibration", {"views": {}})]
+
+
+@pytest.mark.parametrize("settings", [LOCAL, NETWORK], ids=["loopback", "network"])
+@pytest.mark.parametrize("method, path, body", CHANGES)
+def test_a_change_without_the_dashboards_header_is_403(tmp_path, settings, method, path, body):
+    daemon = make_daemon(tmp_path)
+    with TestClient(create_app(daemon, settings), headers={"X-Api-Key": KEY}) as client:
+        reply = client.request(method.upper(), path, json=body)
+        assert reply.status_code == 403 and "needs the header 'X-Robotd: 1'" in reply.json()["detail"]
+        # what a cross-origin page's auto-submitted empty form sends
+        form = client.post(path, content=b"", headers={"Origin": "http://evil.example",
+                                                       "Content-Type": "application/x-www-form-urlencoded"})
+        assert form.status_code == 403 and "comes from another site" in form.json()["detail"]
+        assert daemon.history.list_runs(10, 0, None) == [] and daemon.runner.phase == "idle"
+    daemon.close()
+
+
+@pytest.mark.parametrize("header, value", [("Origin", "http://evil.example"), ("Origin", "null"),
+                                           ("Origin", "http://testserver.evil.example"),
+                                           ("Referer", "http://evil.example/robot.html")])
+def test_a_change_from_another_site_is_403_even_with_the_header(client, header, value):
+    reply = client.post("/api/runs", json={"seed": 1}, headers={header: value})
+    assert reply.status_code == 403
+    assert reply.json()["detail"] == (f"refused: the request comes from another site ({header} {value!r}), "
+                                      "neither this dashboard nor one of [web] cors_origins")
+    assert client.daemon.runner.phase == "idle"
+
+
+def test_a_change_from_the_dashboards_own_origin_or_a_cors_origin_passes(tmp_path):
+    daemon = make_daemon(tmp_path)
+    settings = web_settings(Config({"web": {"cors_origins": ["http://Laptop.local:3000/"],
+                                            "allowed_hosts": ["testserver"]}}).section("web"))
+    assert settings.cors_origins == ("http://laptop.local:3000",)
+    with dashboard(daemon, settings) as client:
+        for headers in ({"Origin": "http://testserver"}, {"Referer": "http://testserver/#history"},
+                        {"Origin": "http://laptop.local:3000"}):
+            assert client.post("/api/stop", headers=headers).status_code == 200, headers
+        preflight = client.options("/api/runs", headers={"Origin": "http://laptop.local:3000",
+                                                         "Access-Control-Request-Method": "POST",
+                                                         "Access-Control-Request-Headers": "x-robotd"})
+        assert preflight.status_code == 200
+        refused = client.options("/api/runs", headers={"Origin": "http://evil.example",
+                                                       "Access-Control-Request-Method": "POST",
+                                                       "Access-Control-Request-Headers": "x-robotd"})
+        assert refused.status_code == 400 and "access-control-allow-origin" not in refused.headers
+    daemon.close()
+
+
+def test_the_event_stream_refuses_another_sites_page(client):
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with client.websocket_connect("/ws", headers={"Origin": "http://evil.example"}):
+            pass
+    assert refused.value.code == 1008 and "another site" in refused.value.reason
+    with client.websocket_connect("/ws", headers={"Origin": "http://testserver"}) as socket:
+        assert socket.receive_json()["kind"] == "snapshot"
+
+
+@pytest.mark.parametrize("host", ["localhost:8080", "LOCALHOST", "127.0.0.1:8080", "[::1]:8080", "[::1]",
+                                  "[0:0:0:0:0:0:0:1]:80", "robot.local:8080", "192.168.1.20"])
+def test_the_hosts_robotd_answers_to(tmp_path, host):
+    daemon = make_daemon(tmp_path)
+    config = {"host": "192.168.1.20", "api_key": KEY, "allowed_hosts": ["Robot.local"]}
+    with dashboard(daemon, web_settings(Config({"web": config}).section("web"))) as client:
+        assert client.get("/api/status", headers={"Host": host}).status_code == 200
+    daemon.close()
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io",
+                                  "[::1", "[robot.local]", "localhost:port", ""])
+def test_any_other_host_is_400(client, host):
+    for method in ("GET", "POST"):
+        reply = client.request(method, "/api/status" if method == "GET" else "/api/stop", headers={"Host": host})
+        assert reply.status_code == 400, (method, host)
+        assert reply.json()["detail"] == (f"Host {host!r} is not a name robotd answers to (it answers to "
+                                          "127.0.0.1, ::1, localhost, testserver and any IP address; add other names to "
+                                          "[web] allowed_hosts)")
+    assert client.daemon.runner.phase == "idle"
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("allowed_hosts", ["http://robot.local"], "'http://robot.local' is not a host name or address"),
+    ("allowed_hosts", ["robot.local:8080"], "'robot.local:8080' is not a host name or address"),
+    ("allowed_hosts", [3], "3 is not a host name or address"),
+    ("allowed_hosts", "robot.local", "must be a list"),
+    ("cors_origins", ["laptop.local"], "'laptop.local' is not an origin"),
+    ("cors_origins", ["http://laptop.local/app"], "'http://laptop.local/app' is not an origin"),
+    ("max_body_bytes", 100, "must be at least 1024"),
+    ("max_body_bytes", "64k", "must be a whole number"),
+    ("behind_proxy", "yes", "must be true or false"),
+    ("api_docs", 1, "must be true or false"),
+])
+def test_bad_security_options_are_config_errors(key, value, words):
+    with pytest.raises(ConfigError, match=rf"\[web\] {key}: .*{re.escape(words)}"):
+        web_settings(Config({"web": {key: value}}).section("web"))
+
+
+def test_allowed_hosts_take_addresses_in_any_spelling():
+    settings = web_settings(Config({"web": {"allowed_hosts": ["[::1]", "FE80::1", "Robot.Local"]}}).section("web"))
+    assert settings.allowed_hosts == ("::1", "fe80::1", "robot.local")
+
+
+def test_a_large_body_is_413_before_the_app_reads_it(client):
+    big = b"{" + b" " * 4_000_000 + b"}"
+    reply = client.put("/api/calibration", content=big, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 413
+    assert reply.json()["detail"] == ("request body of 4,000,002 bytes refused: "
+                                      "the limit is 65,536 bytes ([web] max_body_bytes)")
+    chunks = (b" " * 100_000 for _ in range(40))   # no Content-Length: sent chunked
+    reply = client.put("/api/calibration", content=chunks, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 413 and "([web] max_body_bytes)" in reply.json()["detail"]
+    small = client.put("/api/calibration", json={"views": {}})   # under the limit: the app answers
+    assert small.status_code == 400 and small.json()["detail"] == "this rig's calibration cannot be changed"
+
+
+def test_a_streamed_body_is_cut_off_at_the_limit():
+    """At the ASGI level: the guard stops pulling a body without Content-Length once it passes the limit."""
+    pulled, sent = [], []
+
+    async def receive():
+        pulled.append(10_000)
+        return {"type": "http.request", "body": b"x" * 10_000, "more_body": True}   # never ends
+
+    async def send(message):
+        sent.append(message)
+
+    async def app(scope, receive, send):
+        raise AssertionError("the app got the request")
+
+    guard = RequestGuard(app, hosts=["localhost"], origins=[], max_body_bytes=64 * 1024)
+    scope = {"type": "http", "method": "PUT", "path": "/api/calibration",
+             "headers": [(b"host", b"localhost"), (b"x-robotd", b"1"), (b"transfer-encoding", b"chunked")]}
+    asyncio.run(guard(scope, receive, send))
+    assert sent[0]["status"] == 413 and sum(pulled) <= 64 * 1024 + 10_000
+    assert b"request body refused after 70,000 bytes" in sent[1]["body"]
+
+
+def test_run_requests_are_checked_before_a_run_starts(client):
+    for body, words in (({"scramble": "R U X"}, "scramble: move 3 ('X' at character 5) is not a face turn"),
+                        ({"light": "disco"}, "light: Input should be 'daylight', 'tungsten'"),
+                        ({"seed": 1, "speed": 9}, "speed: Extra inputs are not permitted"),
+                        ({"seed": 2**64}, "seed: Input should be less than or equal to"),
+                        ({"moves": -1}, "moves: Input should be greater than or equal to 0")):
+        reply = client.post("/api/runs", json=body)
+        assert reply.status_code == 422 and reply.json()["detail"].startswith(words), (body, reply.json())
+    assert client.daemon.history.list_runs(10, 0, None) == [] and client.daemon.runner.phase == "idle"
+    assert client.post("/api/runs", json={"scramble": "R U2 F'", "light": "tungsten"}).status_code == 201
+    wait_done(client.daemon)
+
+
+@pytest.mark.parametrize("method, path, body", [
+    ("GET", "/api/runs/" + "9" * 20, None), ("GET", "/api/runs/-1", None), ("GET", "/api/runs/1e3", None),
+    ("GET", "/api/runs?offset=" + "9" * 20, None), ("GET", "/api/runs?limit=" + "9" * 20, None),
+    ("GET", "/api/scan/overlay.png?scan=" + "9" * 30, None), ("GET", "/api/cameras/%00/frame.jpg", None),
+    ("GET", "/stream/" + "x" * 2000, None), ("POST", "/api/runs", b"[]"), ("POST", "/api/runs", b"{"),
+    ("POST", "/api/runs", b'{"puzzle": true}'), ("POST", "/api/runs", b'{"scramble": "\\u0000"}'),
+    ("POST", "/api/runs", b'{"scramble": "' + b"R " * 300 + b'"}'), ("POST", "/api/jog", b'{"command": null}'),
+    ("PUT", "/api/calibration", b'"x"'), ("PUT", "/api/calibration", b"\xff\xfe"), ("DELETE", "/api/runs/1", None),
+    ("PATCH", "/api/status", b"{}"),
+])
+def test_no_input_gets_a_500(client, method, path, body):
+    reply = client.request(method, path, content=body, headers={"Content-Type": "application/json"})
+    assert 400 <= reply.status_code < 500 and isinstance(reply.json()["detail"], str), reply.text
+
+
+def test_behind_a_proxy_the_key_is_required_on_loopback(tmp_path):
+    with pytest.raises(ConfigError, match=r"\[web\] api_key: is required when behind_proxy is true"):
+        web_settings(Config({"web": {"behind_proxy": True}}).section("web"))
+    settings = web_settings(Config({"web": {"behind_proxy": True, "api_key": KEY,
+                                            "allowed_hosts": ["testserver"]}}).section("web"))
+    assert settings.host == "127.0.0.1" and settings.requires_key
+    daemon = make_daemon(tmp_path)
+    with dashboard(daemon, settings) as client:
+        assert client.get("/api/status").json()["auth_required"] is True
+        assert client.post("/api/runs", json={"seed": 1}).status_code == 401
+        assert client.post("/api/runs", json={"seed": 1}, headers={"X-Api-Key": KEY}).status_code == 201
+        wait_done(daemon)
+    daemon.close()
+
+
+def test_the_api_docs_are_off_unless_configured(tmp_path):
+    daemon = make_daemon(tmp_path)
+    with dashboard(daemon) as client:
+        assert client.get("/docs").status_code == 404 and client.get("/redoc").status_code == 404
+        assert client.get("/openapi.json").json()["info"]["title"] == "robotd"   # served locally: no CDN
+    with dashboard(daemon, replace(LOCAL, api_docs=True)) as client:
+        assert client.get("/docs").status_code == 200 and client.get("/redoc").status_code == 200
+    daemon.close()
+
+
+def test_every_request_of_the_page_carries_the_header():
+    scripts = {path.name: path.read_text() for path in STATIC_DIR.glob("*.js")}
+    assert [name for name, text in scripts.items() if "fetch(" in text] == ["api.js"]
+    assert '"X-Robotd": "1"' in scripts["api.js"]

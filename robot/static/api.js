@@ -3,6 +3,8 @@
 // Every URL is relative to the page so the dashboard also works behind a
 // reverse proxy under a sub-path. When an action answers 401, the user is
 // asked for the key once; it is kept in localStorage and sent as X-Api-Key.
+// Every request carries X-Robotd: robotd refuses a request that changes
+// something without it, as no form posted by another web page can have it.
 
 const KEY_STORE = "robotd.apiKey";
 
@@ -66,7 +68,7 @@ export async function errorMessage(response) {
 }
 
 async function send(path, method, body, key) {
-  const headers = {Accept: "application/json"};
+  const headers = {Accept: "application/json", "X-Robotd": "1"};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (key) headers["X-Api-Key"] = key;
   try {
