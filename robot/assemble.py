@@ -27,6 +27,7 @@ from .daemon import Daemon
 from .errors import ConfigError, RobotError
 from .events import EventBus
 from .history import History
+from .instance_lock import DataDirLock
 from .rig import rig_from_config
 from .run import Runner
 from .scan_archive import RefusedScans, scan_report
@@ -132,8 +133,17 @@ def _require_rig_parts(config: Config, sections: dict) -> None:
 
 
 def open_history(path) -> History:
-    config = Config.load(find_config(path))
-    return History(daemon_settings(config).data_dir / "history.sqlite")
+    """The run history for reading; runs left ``running`` by a dead daemon are marked when none is alive."""
+    data_dir = daemon_settings(Config.load(find_config(path))).data_dir
+    lock = DataDirLock(data_dir)
+    try:
+        alone = data_dir.is_dir() and lock.try_acquire()
+    except OSError:
+        alone = False
+    try:
+        return History(data_dir / "history.sqlite", recover=alone)
+    finally:
+        lock.release()
 
 
 class Built:
@@ -169,8 +179,10 @@ class Built:
             summary["solved"] = summary["outcome"] == "done"
         return summary
 
-    def serve(self, stop: threading.Event, puzzle=None, light=None, moves=None) -> None:
-        """Serve the dashboard (when enabled) until interrupted; in simulation, set the runs' defaults."""
+    def serve(self, stop: threading.Event, puzzle=None, light=None, moves=None,
+              on_signal: Callable[[int], None] | None = None) -> None:
+        """Serve the dashboard (when enabled) until ``stop`` is set or uvicorn is told to exit (SIGINT,
+        SIGTERM: ``on_signal`` hears them first); in simulation, set the runs' defaults."""
         if self.simulation is not None:
             self.simulation.check_light(light)
             self.simulation.settings = replace(self.simulation.settings, **{
@@ -187,7 +199,7 @@ class Built:
         app = create_app(self.daemon, web)
         config = uvicorn.Config(app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning",
                                 timeout_graceful_shutdown=2)
-        server = uvicorn.Server(config)
+        server = _server(uvicorn, config, on_signal)
         listener = _listen(web.host, web.port)
         print(f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
               flush=True)
@@ -195,11 +207,26 @@ class Built:
 
     def close(self) -> None:
         self.daemon.close()
-        for close in reversed(self._closers):  # the link before the simulated firmware it talks to
-            try:
-                close()
-            except Exception:  # closing is best effort; the process is ending
-                log.exception("closing %r failed", close)
+        _close_all(self._closers)
+
+
+def _close_all(closers: list[Callable]) -> None:
+    """Last opened, first closed: the link before the simulated firmware it talks to, the lock last."""
+    for close in reversed(closers):
+        try:
+            close()
+        except Exception:  # closing is best effort; the process is ending
+            log.exception("closing %r failed", close)
+
+
+def _server(uvicorn, config, on_signal: Callable[[int], None] | None):
+    """A uvicorn server whose signal handling first tells ``on_signal`` (which stops the motors at once)."""
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            if on_signal is not None:
+                on_signal(sig)
+            super().handle_exit(sig, frame)
+    return Server(config)
 
 
 def _nonzero(counters: dict) -> dict:
@@ -235,14 +262,26 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
           firmware: str | None = None, controller: str | None = None, rig: str | None = None) -> Built:
     """Read and validate the config, then open history, link and cameras and wire the daemon."""
     parts = load_parts(path, sim, host, port, firmware, controller, rig)
-    sections = parts.sections
     try:
         parts.daemon.data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"[robotd] data_dir: cannot create {parts.daemon.data_dir}: {error.strerror}") from None
-    history = History(parts.daemon.data_dir / "history.sqlite")
+    lock = DataDirLock(parts.daemon.data_dir)
+    lock.acquire()
+    closers: list[Callable] = [lock.release]
+    try:
+        return _wire(parts, sim, closers)
+    except BaseException:
+        _close_all(closers)
+        raise
+
+
+def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
+    """History, link, cameras, scanner, runner and daemon, each closer added to ``closers`` as it opens."""
+    sections = parts.sections
+    history = History(parts.daemon.data_dir / "history.sqlite", recover=True)
+    closers.append(history.close)
     bus = EventBus()
-    closers: list[Callable] = []
     if sim:
         simulation, link, cameras, scanner_for = _simulated_parts(parts, closers)
     else:

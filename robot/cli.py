@@ -13,12 +13,14 @@ one ``error:`` line per problem; a run that does not end solved exits 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
 import sys
 import threading
 import time
+from typing import Callable
 
 from . import assemble
 from .camera_probe import camera_lines
@@ -30,11 +32,9 @@ from .summary import format_summary
 
 
 def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", metavar="PATH",
+    parser = argparse.ArgumentParser(prog="robotd", description="Controller for Rubik's-cube solving robots.")
+    parser.add_argument("--config", metavar="PATH",
                         help="config file (default: /etc/robotd/robotd.toml, then ~/.config/robotd/robotd.toml)")
-    parser = argparse.ArgumentParser(prog="robotd", parents=[common],
-                                     description="Controller for Rubik's-cube solving robots.")
     parser.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
     parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
     parser.add_argument("--firmware", choices=FIRMWARES,
@@ -52,10 +52,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="--once: print the summary as JSON")
     parser.add_argument("--host", help="dashboard address (default from config, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="dashboard port (default from config, 8080)")
+    # --config also after the command, without its default hiding one given before it
+    after = argparse.ArgumentParser(add_help=False)
+    after.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
+                       help="config file (default: /etc/robotd/robotd.toml, then ~/.config/robotd/robotd.toml)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("check", parents=[common],
+    commands.add_parser("check", parents=[after],
                         help="list the cameras found, validate the config, probe the cameras and serial port")
-    history = commands.add_parser("history", parents=[common], help="list past runs")
+    history = commands.add_parser("history", parents=[after], help="list past runs")
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
     return parser
@@ -125,10 +129,13 @@ def _once(args) -> int:
     options = _sim_options(args)
     built = assemble.build(args.config, sim=args.sim, web=False, **_hardware(args))
     try:
-        summary = built.once(**options)
+        with _signals_stop_the_run(built.daemon) as (received, _):
+            summary = built.once(**options)
     finally:
         built.close()
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    if received:
+        return 128 + received[0]
     return 0 if summary.get("solved") else 1
 
 
@@ -139,15 +146,33 @@ def _serve(args) -> int:
     built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port,
                            **_hardware(args))
     stop = threading.Event()
-    if not built.parts.web.enabled:  # otherwise uvicorn handles SIGINT and SIGTERM itself
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: stop.set())
     try:
-        built.serve(stop, **{k: v for k, v in options.items() if v is not None})
+        with _signals_stop_the_run(built.daemon, then=stop.set) as (received, on_signal):
+            built.serve(stop, on_signal=on_signal, **{k: v for k, v in options.items() if v is not None})
     finally:
         built.close()
-    return 0
+    return 128 + received[0] if received else 0
 
+
+@contextlib.contextmanager
+def _signals_stop_the_run(daemon, then: Callable[[], None] | None = None):
+    """While inside: SIGINT and SIGTERM stop the run at once (the motors first, the run recorded as
+    stopped naming the signal) and are noted in the yielded list, so that robotd can end with
+    128 + the signal (130, 143) once the run is recorded."""
+    received: list[int] = []
+
+    def on_signal(signum: int, frame=None) -> None:
+        received.append(signum)
+        daemon.stop(f"robotd received {signal.Signals(signum).name}")
+        if then is not None:
+            then()
+
+    previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield received, on_signal
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 if __name__ == "__main__":
     sys.exit(main())

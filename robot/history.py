@@ -3,7 +3,9 @@
 The database lives in the data directory, in WAL mode. Every write is its
 own committed transaction, so a ``kill -9`` loses nothing already recorded;
 a run still marked ``running`` when the next daemon opens the file was cut
-short by a crash or power loss and becomes ``interrupted``.
+short by a crash or power loss and becomes ``interrupted``. Only the owner
+of the data directory (``robot.instance_lock``) may decide that: reading
+the history while a daemon runs never changes it.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ CREATE INDEX IF NOT EXISTS runs_by_outcome ON runs(outcome, id);
 class History:
     """The run history of one data directory; safe to use from several threads."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, recover: bool = False):
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,8 @@ class History:
             raise RobotError(f"cannot open the run history {self.path}: {error}") from None
         self._db.row_factory = sqlite3.Row
         self._lock = threading.Lock()
-        self.interrupted_at_open = self._mark_interrupted()
+        # recover: this process owns the data directory, so a run left ``running`` has no live owner
+        self.interrupted_at_open = self._mark_interrupted() if recover else 0
 
     def _write(self, sql: str, params: tuple) -> int:
         with self._lock:

@@ -121,6 +121,7 @@ class Runner:
         self.progress: dict = {}
         self.jogging: str | None = None    # the command of the jog under way
         self._stop = threading.Event()
+        self._stop_reason = "stop requested"
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._steps = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="robotd-step")
@@ -166,6 +167,7 @@ class Runner:
     def stop(self, reason: str = "stop requested") -> None:
         """Halt at once from any thread: emergency stop first, then the run (or jog) ends as ``stopped``."""
         jogging = self.jogging
+        self._stop_reason = reason
         self._stop.set()
         if self.busy:
             self.motion.estop()
@@ -256,7 +258,7 @@ class Runner:
         started = time.perf_counter()
         while True:
             if self._stop.is_set():
-                raise Stopped("stopped on request")
+                raise Stopped(f"stopped: {self._stop_reason}")
             try:
                 return future.result(timeout=_POLL_S)
             except concurrent.futures.TimeoutError:
@@ -272,13 +274,13 @@ class Runner:
                 self.bus.publish("prepared", run_id, **prepared)
             self._scan_solve_execute(run_id)
         except Stopped:
-            outcome, message = "stopped", "stopped on request"
+            outcome, message = "stopped", f"stopped: {self._stop_reason}"
         except (RobotError, solver.InvalidState) as error:
             outcome, message = "error", str(error)
         except Exception as error:  # an unexpected failure still ends the run cleanly and is recorded
             outcome, message = "error", f"internal error: {type(error).__name__}: {error}"
         if self._stop.is_set() and outcome == "error":
-            outcome, message = "stopped", "stopped on request"
+            outcome, message = "stopped", f"stopped: {self._stop_reason}"
         self.history.finish_run(run_id, outcome, message, step_durations=self.progress["steps"],
                                 actual_s=self.progress["steps"].get("executing"))
         if message:
