@@ -129,7 +129,7 @@ def _once(args) -> int:
     options = _sim_options(args)
     built = assemble.build(args.config, sim=args.sim, web=False, **_hardware(args))
     try:
-        with _signals_stop_the_run(built.daemon) as (received, _):
+        with signals_stop_the_run(built.daemon) as (received, _):
             summary = built.once(**options)
     finally:
         built.close()
@@ -147,7 +147,7 @@ def _serve(args) -> int:
                            **_hardware(args))
     stop = threading.Event()
     try:
-        with _signals_stop_the_run(built.daemon, then=stop.set) as (received, on_signal):
+        with signals_stop_the_run(built.daemon, then=stop.set) as (received, on_signal):
             built.serve(stop, on_signal=on_signal, **{k: v for k, v in options.items() if v is not None})
     finally:
         built.close()
@@ -155,7 +155,7 @@ def _serve(args) -> int:
 
 
 @contextlib.contextmanager
-def _signals_stop_the_run(daemon, then: Callable[[], None] | None = None):
+def signals_stop_the_run(daemon, then: Callable[[], None] | None = None):
     """While inside: SIGINT and SIGTERM stop the run at once (the motors first, the run recorded as
     stopped naming the signal) and are noted in the yielded list, so that robotd can end with
     128 + the signal (130, 143) once the run is recorded."""
