@@ -150,7 +150,10 @@ def stop_latency(repeats: int, budget_s: float | None, by_signal: bool = False) 
                         time.sleep(0.001)
                     time.sleep(0.3)
                     asked = time.monotonic()
-                    os.kill(os.getpid(), signal.SIGTERM) if by_signal else built.daemon.stop()
+                    if by_signal:
+                        os.kill(os.getpid(), signal.SIGTERM)
+                    else:
+                        built.daemon.stop()
                     built.daemon.runner.wait(10)
                 delays.append(built.simulation.firmware.estop_times()[-1] - asked)
         finally:

@@ -174,5 +174,6 @@ def signals_stop_the_run(daemon, then: Callable[[], None] | None = None):
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
+
 if __name__ == "__main__":
     sys.exit(main())

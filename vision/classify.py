@@ -42,7 +42,7 @@ from .errors import ScanError
 from .judge import DOUBT_MARGIN, Classification, doubt_error, judge, plain_reading
 from .labelling import Fit, best_fit, cube_gap, is_clear
 from .pieces import fixed_facelets
-from .reader import LIGHTNESS_WEIGHT, Reader
+from .reader import Reader, features_to_lab
 from .scheme import is_mirror_scheme
 
 MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
@@ -114,7 +114,7 @@ def _judged(fit: Fit) -> Classification:
         error = doubt_error(doubts, fit.solution.size)
         error.reading = plain_reading(fit.solution, fit.d2, fit.spread)
         raise error
-    if is_mirror_scheme(fit.refs / [LIGHTNESS_WEIGHT, 1.0, 1.0]):
+    if is_mirror_scheme(features_to_lab(fit.refs)):
         raise ScanError("the colours read form the mirror image of the standard colour scheme (with white up "
                         "and green in front, red shows on the left): no real cube looks like this, so two face "
                         "images are probably swapped (e.g. R with L) or an image is mirrored. Check that each "

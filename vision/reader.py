@@ -22,8 +22,9 @@ from .calibration import Calibration
 from .lab import linear_to_lab, luminance, srgb_to_linear
 from .pieces import Solution, best_cube, fixed_facelets
 
-# A typical sticker set (white, red, green, yellow, orange, blue), used only for the
-# target of the state-invariant white balance, never to name colours.
+# A typical sticker set (white, red, green, yellow, orange, blue): the target of the
+# state-invariant white balance, and which opposite faces are which colour pair in
+# vision.scheme; never to name a sticker's colour.
 TYPICAL_STICKERS_SRGB = np.array([[235, 235, 230], [190, 25, 35], [0, 155, 75],
                                   [250, 215, 0], [255, 95, 10], [0, 75, 175]], dtype=np.float64)
 LIGHTNESS_WEIGHT = 0.75
@@ -50,6 +51,11 @@ def _features(linear: np.ndarray) -> np.ndarray:
     lab = linear_to_lab(linear)
     lab[..., 0] *= LIGHTNESS_WEIGHT
     return lab
+
+
+def features_to_lab(features: np.ndarray) -> np.ndarray:
+    """CIELAB of CIELAB features (lightness weighted back up)."""
+    return features / np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
 
 
 def _chromaticity(linear: np.ndarray) -> np.ndarray:

@@ -51,6 +51,7 @@ GREEN_HUES = (100.0, 215.0)
 BLUE_HUES = (215.0, 330.0)
 MAX_GREEN_A = -10.0        # a*: green is always on the green side ...
 MAX_BLUE_B = -8.0          # b*: ... and blue on the blue side
+TYPICAL_LAB = srgb_to_lab(TYPICAL_STICKERS_SRGB)
 
 
 def colour_names(lab: np.ndarray) -> dict[int, int] | None:
@@ -80,26 +81,21 @@ def is_mirror_scheme(lab: np.ndarray) -> bool:
 
 def _pairing(lab: np.ndarray) -> tuple[tuple[int, int], ...]:
     """The colour pair for each face pair: the pairing closest to the typical sticker colours."""
-    typical = srgb_to_lab(TYPICAL_STICKERS_SRGB)
-
-    def cost(face_pair, colour_pair):
-        a, b = face_pair
-        x, y = colour_pair
-        return min(np.sum((lab[[a, b]] - typical[[x, y]]) ** 2), np.sum((lab[[a, b]] - typical[[y, x]]) ** 2))
-
-    best = min(permutations(COLOUR_PAIRS),
-               key=lambda pairs: sum(cost(f, c) for f, c in zip(FACE_PAIRS, pairs)))
-    return tuple(best)
+    cost = np.array([[min(np.sum((lab[list(faces)] - TYPICAL_LAB[[x, y]]) ** 2),
+                          np.sum((lab[list(faces)] - TYPICAL_LAB[[y, x]]) ** 2))
+                      for x, y in COLOUR_PAIRS] for faces in FACE_PAIRS])
+    best = min(permutations(range(3)), key=lambda order: sum(cost[f, c] for f, c in enumerate(order)))
+    return tuple(COLOUR_PAIRS[c] for c in best)
 
 
 def _order_within(lab: np.ndarray, face_pair: tuple[int, int], colour_pair: tuple[int, int]) -> dict[int, int] | None:
     """Which face of the pair shows which colour of the pair, or None when that is not clear."""
     a, b = face_pair
-    lightness, chroma_a, chroma_b = lab[:, 0], lab[:, 1], lab[:, 2]
-    hue = np.degrees(np.arctan2(chroma_b, chroma_a)) % 360.0
+    lightness, a_star, b_star = lab[:, 0], lab[:, 1], lab[:, 2]
+    hue = np.degrees(np.arctan2(b_star, a_star)) % 360.0
     if colour_pair == (WHITE, YELLOW):
-        yellow, white = (a, b) if chroma_b[a] > chroma_b[b] else (b, a)
-        clear = chroma_b[yellow] >= MIN_YELLOW_B and chroma_b[yellow] - chroma_b[white] >= MIN_WHITE_YELLOW_B
+        yellow, white = (a, b) if b_star[a] > b_star[b] else (b, a)
+        clear = b_star[yellow] >= MIN_YELLOW_B and b_star[yellow] - b_star[white] >= MIN_WHITE_YELLOW_B
         return {white: WHITE, yellow: YELLOW} if clear else None
     if colour_pair == (RED, ORANGE):
         orange, red = (a, b) if hue[a] > hue[b] else (b, a)
@@ -107,6 +103,6 @@ def _order_within(lab: np.ndarray, face_pair: tuple[int, int], colour_pair: tupl
                  and lightness[orange] - lightness[red] >= MIN_RED_ORANGE_L)
         return {red: RED, orange: ORANGE} if clear else None
     blue, green = (a, b) if hue[a] > hue[b] else (b, a)
-    clear = (GREEN_HUES[0] <= hue[green] < GREEN_HUES[1] and chroma_a[green] <= MAX_GREEN_A
-             and BLUE_HUES[0] <= hue[blue] < BLUE_HUES[1] and chroma_b[blue] <= MAX_BLUE_B)
+    clear = (GREEN_HUES[0] <= hue[green] < GREEN_HUES[1] and a_star[green] <= MAX_GREEN_A
+             and BLUE_HUES[0] <= hue[blue] < BLUE_HUES[1] and b_star[blue] <= MAX_BLUE_B)
     return {green: GREEN, blue: BLUE} if clear else None
