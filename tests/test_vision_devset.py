@@ -17,9 +17,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vision import ScanError, classify, scan_photos
+from vision.lab import linear_to_srgb, srgb_to_linear
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = REPO.parent / "shared" / "vision-devset"
@@ -66,3 +68,35 @@ def test_dev_set_item_is_read_right_or_refused(item):
 def test_every_refused_item_is_in_the_dev_set():
     if ITEMS:
         assert set(STILL_REFUSED) <= {item.id for item in ITEMS}
+
+
+def _photos(item_id: str) -> dict:
+    found = [item for item in ITEMS if item.id == item_id]
+    if not found:
+        pytest.skip(f"{item_id} is not in the dev set at {DEVSET}")
+    return dict(found[0].photos)
+
+
+def _relit(image_bgr, gain_rgb):
+    """A BGR photo as if lit by another light: a per-channel gain in linear RGB."""
+    rgb = image_bgr[:, :, ::-1].astype(float)
+    return np.round(linear_to_srgb(srgb_to_linear(rgb) * gain_rgb)[:, :, ::-1]).astype(np.uint8)
+
+
+def test_2x2_face_photo_turned_into_another_real_cube_is_refused_naming_the_face():
+    # R turned 180 degrees still reads as a real cube (with two stickers repaired); turned back it reads
+    # as another, cheaper one: which is meant cannot be told, so the scan must be refused, not guessed.
+    photos = _photos("tracker-40f3729-2x2x2-random-02")
+    photos["R"] = np.rot90(photos["R"], 2).copy()
+    with pytest.raises(ScanError, match="face R may be turned") as error:
+        scan_photos(photos)
+    assert error.value.stickers == ("R1", "R2", "R3", "R4")
+
+
+def test_2x2_face_turned_back_that_still_needs_repairs_must_explain_the_colours_clearly():
+    # F photographed under warm light reads as no real cube; L turned back makes one only with two
+    # stickers read against their colour and barely cheaper: a relit face, not a turned one.
+    photos = _photos("tracker-40f3729-2x2x2-random-03")
+    photos["F"] = _relit(photos["F"], (1.0, 0.72, 0.42))
+    with pytest.raises(ScanError, match="lit differently rather than turned"):
+        scan_photos(photos)

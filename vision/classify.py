@@ -70,7 +70,7 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     try:
         fit, gap = _read(rgb, calibration)
         if gap <= MAX_CUBE_GAP:
-            _check_turned_reference_faces(rgb, calibration, fit)
+            _check_turned_faces(rgb, calibration, fit)
             return _judged(fit)
         return _turned_back(rgb, calibration, fit)
     except ScanError as error:
@@ -142,7 +142,14 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
     fits.sort(key=lambda f: f[0])
     if len(fits) == 1 or (len(fits) > 1 and fits[1][0] - fits[0][0] > TURN_MARGIN):
         _, face, quarter, fit = fits[0]
-        return replace(_judged(fit), turned={face: quarter})
+        reading = _judged(fit)
+        if reading.repaired and given.solution.cost - fit.solution.cost < TURN_MARGIN:
+            raise ScanError(f"the colours read form no real cube as the faces were given; face {face} turned back by "
+                            f"{90 * quarter} degrees makes one only with stickers {', '.join(reading.repaired)} read "
+                            "against their own colour, and explains the colours hardly better: a face is probably "
+                            "lit differently rather than turned. Check that each image shows the face it is named "
+                            "for, upright and evenly lit, and rescan", reading.repaired)
+        return replace(reading, turned={face: quarter})
     if fits:
         options = ", ".join(f"face {f} turned {90 * q} degrees" for _, f, q, _ in fits[:4])
         raise ScanError(f"the colours read form no real cube as the faces were given, and more than one "
@@ -155,34 +162,40 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
                     "place? Check that each image shows the face it is named for, upright")
 
 
-def _check_turned_reference_faces(rgb: np.ndarray, calibration: Calibration | None, fit: Fit) -> None:
-    """2x2: refuse a doubtful reading when a D, L or B face turned back reads as a real cube as well.
+def _check_turned_faces(rgb: np.ndarray, calibration: Calibration | None, fit: Fit) -> None:
+    """2x2: refuse a doubtful reading when a face turned back reads as another, cheaper real cube.
 
-    A 2x2 names its colours through the DLB corner, so a D, L or B face
-    photo that is turned brings another sticker into that corner and can
-    rename the colours into another real cube that passes every other test.
-    A clear reading (every sticker its own colour by a margin) is left
-    alone; for the others each turn of those faces that keeps a plausible
-    DLB corner (the sticker brought there shows that face's colour or its
-    opposite's) and changes what the stickers show is read afresh. A real
-    cube that costs less than this reading refuses the scan.
+    A 2x2 has no centres to show how a face image is turned, and a turned
+    face often still reads as a real cube, with a repair or two; a D, L or B
+    face turned also brings another sticker into the DLB corner, which names
+    the colours, and can rename them into another real cube that passes
+    every other test. A clear reading (every sticker its own colour by a
+    margin) is left alone; for the others each turn that changes what the
+    stickers show (and, for D, L and B, keeps a plausible DLB corner: the
+    sticker brought there shows that face's colour or its opposite's) is
+    read afresh. A different real cube that costs less refuses the scan.
     """
     if fit.solution.size != 2 or is_clear(fit):
         return
     labels = fit.solution.faces
-    for face in (FACES.index(f) for f in "DLB"):
-        corner = next(i for i, f in fixed_facelets(2).items() if f == face)
+    corners = {face: i for i, face in fixed_facelets(2).items()}
+    cheaper = []
+    for face, quarter in product(range(6), (1, 2, 3)):
+        order = _turn_face(np.arange(24), 2, face, quarter)
         opposite = FACES.index(OPPOSITE[FACES[face]])
-        for quarter in (1, 2, 3):
-            order = _turn_face(np.arange(24), 2, face, quarter)
-            if labels[order[corner]] not in (face, opposite) or np.array_equal(labels[order], labels):
-                continue
-            turned, gap = _read(_turn_face(rgb, 2, face, quarter), calibration)
-            if gap <= MAX_CUBE_GAP and turned.solution.cost < fit.solution.cost:
-                raise ScanError(f"face {FACES[face]} may be turned: turned by {90 * quarter} degrees it reads as "
-                                "another real cube, better than as it was given, and on a 2x2 the pieces cannot "
-                                "tell which is meant. Check that each image is upright (net orientation) and rescan",
-                                tuple(sticker_name(face * 4 + k, 2) for k in range(4)))
+        if np.array_equal(labels[order], labels) or (
+                face in corners and labels[order[corners[face]]] not in (face, opposite)):
+            continue
+        turned, gap = _read(_turn_face(rgb, 2, face, quarter), calibration)
+        if (gap <= MAX_CUBE_GAP and turned.solution.cost < fit.solution.cost
+                and not np.array_equal(turned.solution.faces, labels)):
+            cheaper.append((turned.solution.cost, face, quarter))
+    if cheaper:
+        _, face, quarter = min(cheaper)
+        raise ScanError(f"face {FACES[face]} may be turned: turned by {90 * quarter} degrees it reads as another "
+                        "real cube, better than as it was given, and on a 2x2 the pieces cannot tell which is "
+                        "meant. Check that each image is upright (net orientation) and rescan",
+                        tuple(sticker_name(face * 4 + k, 2) for k in range(4)))
 
 
 def _turn_face(values: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:
