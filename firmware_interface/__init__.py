@@ -22,6 +22,7 @@ from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSi
                      PortError, ProtocolVersionError)
 from .faults import FaultConfig, FrameFaults
 from .firmware import MotorTiming
+from .framelog import LogLimits
 from .link import RigLink
 from .grbl_link import GrblLink
 from .maestro_link import MaestroLink
@@ -31,8 +32,8 @@ from .timing import LinkTiming
 from .transport import Motion
 
 __all__ = ["AckTimeout", "ConfigError", "DeviceFault", "DeviceReset", "DeviceSilent", "FaultConfig", "FrameFaults",
-           "GrblLink", "HandshakeError", "LinkError", "LinkTiming", "MaestroLink", "MarlinLink", "Motion", "MotorTiming", "PROTOCOL_VERSION",
-           "PortError", "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
+           "GrblLink", "HandshakeError", "LinkError", "LinkTiming", "LogLimits", "MaestroLink", "MarlinLink", "Motion",
+           "MotorTiming", "PROTOCOL_VERSION", "PortError", "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
 
 
 def __getattr__(name: str):

@@ -10,9 +10,13 @@ Format (text, one entry per line)::
 Each entry: seconds since the link was created (6 decimals), a direction
 (``>`` host to device, ``<`` device to host, ``!`` a note from the link),
 then the line exactly as on the wire without its newline; bytes outside
-printable ASCII and the backslash are written ``\\xNN``. Lines starting with
-``#`` are comments. ``describe`` explains one frame in words; ``TrafficLog``
-keeps the ring of recent entries the link dumps with a fault.
+printable ASCII and the backslash are written ``\\xNN``; a line longer than
+``MAX_ENTRY_BYTES`` (no frame is) keeps its start and says how many bytes
+were left out, and a note is cut at ``MAX_NOTE_CHARS``, so that an entry
+is never longer than ``MAX_ENTRY_CHARS``. Lines starting with ``#`` are
+comments. ``describe`` explains one frame in words; ``TrafficLog`` keeps
+the ring of recent entries the link dumps with a fault, and the trace;
+``LogLimits`` bounds what they take on disk.
 """
 
 from __future__ import annotations
@@ -21,12 +25,20 @@ import os
 import re
 import time
 from collections import deque
+from dataclasses import dataclass
 from datetime import datetime
 
+from .errors import ConfigError
+from .fault_logs import FaultLogs
+from .framing import MAX_LINE
 from .protocol import (ERROR_CODES, Ack, Boot, Command, DecodeError, Done, Estop, EstopReply, FaultReport, Hello,
                        HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text, decode_line, parse_device, parse_host)
+from .tracefile import TraceFile
 
 HEADER = "# robotd serial log 1"
+MAX_ENTRY_BYTES = MAX_LINE         # of one line on the wire (a frame is never longer): bounds dumps and traces
+MAX_NOTE_CHARS = 4 * MAX_ENTRY_BYTES
+MAX_ENTRY_CHARS = 64 + 4 * MAX_ENTRY_BYTES
 DIRECTIONS = {">": "host>dev", "<": "dev>host", "!": "note"}
 _ENTRY = re.compile(r"(\d+\.\d+) ([<>!]) ?(.*)\Z")
 _ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})")
@@ -41,7 +53,12 @@ def unescape(text: str) -> bytes:
 
 
 def format_entry(seconds: float, direction: str, raw: bytes | str) -> str:
-    body = raw if isinstance(raw, str) else escape(raw)
+    if isinstance(raw, str):
+        body = raw if len(raw) <= MAX_NOTE_CHARS else raw[:MAX_NOTE_CHARS] + " [cut]"
+    elif len(raw) > MAX_ENTRY_BYTES:
+        body = f"{escape(raw[:MAX_ENTRY_BYTES])} [{len(raw) - MAX_ENTRY_BYTES} more bytes not logged]"
+    else:
+        body = escape(raw)
     return f"{seconds:.6f} {direction} {body}"
 
 
@@ -128,38 +145,57 @@ def describe(direction: str | None, raw: bytes) -> str:
     return _device_words(m)
 
 
+@dataclass(frozen=True)
+class LogLimits:
+    """What the link may keep on disk: the trace, rotated at ``trace_max_bytes`` with ``trace_backups`` older
+    files, and the newest ``fault_logs`` fault dumps (0: none written)."""
+    trace_max_bytes: int = 10 * 1024 * 1024
+    trace_backups: int = 4
+    fault_logs: int = 50
+
+    def __post_init__(self):
+        for name, least in (("trace_max_bytes", 1024), ("trace_backups", 1), ("fault_logs", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"{name} must be a whole number >= {least}, got {value!r}")
+
+    @property
+    def trace_ceiling_bytes(self) -> int:
+        return (self.trace_backups + 1) * self.trace_max_bytes
+
+
 class TrafficLog:
     """The last ``size`` frames each way and the link's notes, plus an optional trace of everything."""
 
-    def __init__(self, size: int = 100, trace_path: str | os.PathLike | None = None):
+    def __init__(self, size: int = 100, trace_path: str | os.PathLike | None = None,
+                 limits: LogLimits = LogLimits()):
         self._t0 = time.monotonic()
         self._rings = {d: deque(maxlen=size) for d in DIRECTIONS}
         self._trace_path, self._trace = trace_path, None
+        self.limits = limits
 
     def open_trace(self, port: str) -> None:
         """Start appending to the trace file, if one was asked for."""
         if self._trace_path is not None and self._trace is None:
-            self._trace = open(self._trace_path, "a", buffering=1)
-            self._trace.write(f"{HEADER} port={port} started={datetime.now().isoformat(timespec='seconds')}\n")
+            header = f"{HEADER} port={port} started={datetime.now().isoformat(timespec='seconds')}"
+            self._trace = TraceFile(self._trace_path, header, self.limits.trace_max_bytes, self.limits.trace_backups)
 
     def add(self, direction: str, raw: bytes | str, now: float) -> None:
         entry = format_entry(now - self._t0, direction, raw)
         self._rings[direction].append(entry)
         if self._trace is not None:
-            self._trace.write(entry + "\n")
+            self._trace.write(entry)
 
     def dump(self) -> list[str]:
         """The ring, oldest first, in the log format."""
         entries = [e for ring in self._rings.values() for e in ring]
         return sorted(entries, key=lambda e: float(e.split(" ", 1)[0]))
 
-    def save(self, folder: str | os.PathLike, port: str, what: str) -> str:
-        """Write the ring to a new file in ``folder``; returns its path."""
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, f"fault-{datetime.now():%Y%m%d-%H%M%S-%f}.log")
-        with open(path, "w") as f:
-            f.write(f"{HEADER} port={port} fault={what}\n" + "".join(e + "\n" for e in self.dump()))
-        return path
+    def save(self, folder: str | os.PathLike, port: str, what: str) -> str | None:
+        """Write the ring to a new file in ``folder``, keeping the newest ``limits.fault_logs`` there; its path,
+        or None when none are kept."""
+        text = f"{HEADER} port={port} fault={what}\n" + "".join(e + "\n" for e in self.dump())
+        return FaultLogs(folder, self.limits.fault_logs).save(text)
 
     def close(self) -> None:
         if self._trace is not None:

@@ -28,6 +28,8 @@ motion.completed)``; ``turn``/``estop(wait=False)``/``status`` directly;
 Faults: any fault stops the link (no new frames are sent, queued motions
 fail with the ``LinkError``) and dumps the last frames each way to the
 ``firmware_interface.link`` logger (and to ``fault_log_dir`` if given).
+``log_limits`` bounds the disk: the trace rotates by size, and only the
+newest fault dumps stay (``framelog.LogLimits``).
 A device fault (stall, limit, emergency stop, ...) is cleared with
 ``clear()``; a reset, silence, unplug or retransmission failure needs
 ``connect()`` again (then home the rig: its position is unknown).
@@ -49,7 +51,7 @@ import serial
 
 from .commands import RigCommands
 from .errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
-from .framelog import TrafficLog
+from .framelog import LogLimits, TrafficLog
 from .protocol import (PROTOCOL_VERSION, PROTOCOL_VERSIONS, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid,
                        parse_device)
 from .steps import CLEAR, RIGS, Step
@@ -64,14 +66,14 @@ class RigLink(RigCommands):
 
     def __init__(self, port: str, *, timing: LinkTiming | None = None, log_size: int = 100,
                  trace: str | os.PathLike | None = None, fault_log_dir: str | os.PathLike | None = None,
-                 on_fault: Callable[[LinkError], None] | None = None):
+                 log_limits: LogLimits | None = None, on_fault: Callable[[LinkError], None] | None = None):
         if not isinstance(port, str) or not port:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
         self.port = port
         self.timing = timing or LinkTiming.for_port(port)
         self._lock = threading.Lock()
         self._after: list[Callable[[], None]] = []
-        self._traffic = TrafficLog(log_size, trace)
+        self._traffic = TrafficLog(log_size, trace, log_limits or LogLimits())
         self._fault_log_dir, self._on_fault = fault_log_dir, on_fault
         self._ser = None
         self._thread: threading.Thread | None = None

@@ -17,9 +17,9 @@ from typing import Callable
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface import LinkError
-from vision import ScanError, load_calibration, load_view_config, top_face_corners, view_config_from_dict
-from vision.calibration import calibration_from_json
+from vision import ScanError, load_calibration, load_view_config, top_face_corners
 
+from .calibration_store import CalibrationStore, calibration_at_start
 from .camera import CaptureCamera, RenderedCamera, capture_settings
 from .config import Config, find_config
 from .controllers import controller_from_config
@@ -31,7 +31,7 @@ from .instance_lock import DataDirLock
 from .rig import rig_from_config
 from .run import Runner
 from .scan_archive import RefusedScans, scan_report
-from .scanner import ViewScanner, views_for_page
+from .scanner import ViewScanner
 from .turning_scan import TurningScan
 from .settings import DaemonSettings, daemon_settings, run_settings
 from .sim import Simulation, sim_settings
@@ -200,7 +200,7 @@ class Built:
         config = uvicorn.Config(app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning",
                                 timeout_graceful_shutdown=2)
         server = _server(uvicorn, config, on_signal)
-        listener = _listen(web.host, web.port)
+        listener = listen(web.host, web.port)
         print(f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
               flush=True)
         server.run(sockets=[listener])
@@ -238,15 +238,20 @@ def _nonzero(counters: dict) -> dict:
 SEND_BUFFER_BYTES = 64 * 1024
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
     """The dashboard's listening socket, with a bounded kernel send buffer per connection.
 
     Connections inherit it: a browser that stops reading then blocks its own
     sender within a few hundred events, its event queue fills and it is
     dropped, instead of the kernel buffering megabytes for it.
+
+    Made with the protocol named, asyncio turns Nagle's algorithm off on each
+    connection (it only does for sockets that say they are TCP): a reply goes
+    out in two writes, headers and body, and on a kept-alive connection the
+    body otherwise waited for the client's delayed ACK, 40 ms per request.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
     try:
@@ -279,7 +284,7 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
 def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
     """History, link, cameras, scanner, runner and daemon, each closer added to ``closers`` as it opens."""
     sections = parts.sections
-    history = History(parts.daemon.data_dir / "history.sqlite", recover=True)
+    history = History(parts.daemon.data_dir / "history.sqlite", recover=True, limits=parts.daemon.history)
     closers.append(history.close)
     bus = EventBus()
     if sim:
@@ -298,11 +303,22 @@ def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
     refused = RefusedScans(parts.daemon.data_dir / "refused-scans", parts.daemon.keep_refused_scans, scanner.memory)
     runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"], keep_refused=refused.keep)
     runner.solving.prepare()
-    calibration = _CalibrationStore(scanner, cameras, parts.daemon.data_dir)
+    calibration = _calibration_store(parts, scanner, cameras, sim, runner)
     daemon = Daemon(runner=runner, history=history, bus=bus, rig=sections["rig"], cameras=cameras,
                     link_status=link.status, simulation=simulation, calibration=calibration.page,
-                    set_calibration=calibration.update, scans=scanner.memory)
+                    set_calibration=calibration.update, check_calibration=calibration.check, scans=scanner.memory)
     return Built(parts, daemon, simulation, closers)
+
+
+def _calibration_store(parts: Parts, scanner, cameras: dict, sim: bool, runner: Runner) -> CalibrationStore:
+    """Where the dashboard saves the calibration: the files the config names (a real rig), else the data dir."""
+    sections, data_dir = parts.sections, parts.daemon.data_dir
+    files = {"views": Path(sections["views"]) if sections["views"] and not sim else data_dir / "views.json",
+             "calibration": Path(sections["calibration"]) if sections["calibration"] and not sim
+             else data_dir / "calibration.json"}
+    fixed = ("a flip/spin rig's views follow from [vision] top_face (set it in the config)"
+             if sections.get("top_face") else None)
+    return CalibrationStore(scanner, cameras, files, views_fixed=fixed, busy=lambda: runner.busy)
 
 
 def _warm_up_solvers(settings) -> None:
@@ -350,8 +366,9 @@ def _one_frame(simulation: Simulation, name: str) -> Callable:
 
 def _rig_parts(parts: Parts, closers: list):
     sections = parts.sections
+    calibration_file = calibration_at_start(sections["calibration"], parts.daemon.data_dir)
     try:
-        calibration = load_calibration(sections["calibration"]) if sections["calibration"] else None
+        calibration = load_calibration(calibration_file) if calibration_file else None
         views = None if sections.get("top_face") else load_view_config(sections["views"])
     except ScanError as error:
         raise ConfigError(f"[vision] {error}") from None
@@ -373,44 +390,6 @@ def _link(parts: Parts, port: str, closers: list):
     link = parts.sections["controller"].open_link(port, parts.config, parts.daemon.data_dir)
     closers.append(link.close)
     return link
-
-
-class _CalibrationStore:
-    """The dashboard's view of the calibration; updates are validated, applied and saved in the data dir."""
-
-    def __init__(self, scanner: ViewScanner, cameras: dict, data_dir: Path):
-        self.scanner, self.cameras, self.data_dir = scanner, cameras, data_dir
-
-    def page(self) -> dict:
-        sizes = {}
-        for name, camera in self.cameras.items():
-            try:
-                height, width = camera.frame().shape[:2]
-                sizes[name] = (width, height)
-            except RobotError:
-                pass
-        calibration = self.scanner.calibration
-        references = None if calibration is None else {
-            face: [round(float(v), 1) for v in calibration.palette[k]] for k, face in enumerate("URFDLB")}
-        return {"views": views_for_page(self.scanner.views(), sizes), "references": references}
-
-    def update(self, body: dict) -> dict:
-        unknown = sorted(set(body) - {"views", "calibration"})
-        if unknown or not body:
-            raise RobotError("send {\"views\": <view config>} and/or {\"calibration\": <colour calibration>}"
-                             + (f"; unknown key {unknown[0]!r}" if unknown else ""))
-        try:
-            views = view_config_from_dict(body["views"], "views") if "views" in body else None
-            calibration = calibration_from_json(body["calibration"], "calibration") if "calibration" in body else None
-        except ScanError as error:
-            raise RobotError(str(error)) from None
-        if views is not None:
-            self.scanner.set_views(views)
-            views.save(self.data_dir / "views.json")
-        if calibration is not None:
-            self.scanner.calibration = calibration
-            calibration.save(self.data_dir / "calibration.json")
-        return self.page()
 
 
 def check(path) -> list[str]:

@@ -2,7 +2,9 @@
 
 ``Daemon`` holds the parts built from config (``robot.assemble``) and is
 what the CLI and the dashboard talk to: ``status()`` as a plain dict,
-``start_run()``, ``stop()``, ``jog()``, the calibration and the last scans.
+``start_run()``, ``stop()``, ``jog()`` and the rig actions between runs
+(``home()``, ``set_motors()``, ``reconnect()``), the calibration and the
+last scans.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ class Daemon:
                  link_status: Callable[[], dict], simulation: Simulation | None = None,
                  calibration: Callable[[], dict] | None = None,
                  set_calibration: Callable[[dict], dict] | None = None,
+                 check_calibration: Callable[[dict], dict] | None = None,
                  closers: tuple[Callable[[], None], ...] = (), scans: ScanMemory | None = None):
         self.runner, self.history, self.bus, self.rig = runner, history, bus, rig
         self.cameras, self.link_status, self.simulation = cameras, link_status, simulation
         self._calibration, self._set_calibration = calibration, set_calibration
+        self._check_calibration = check_calibration
         self._closers = closers
         self.scans = scans
 
@@ -48,7 +52,8 @@ class Daemon:
         return {**self.runner.status(), "mode": self.mode, "rig": self.rig.status(), "link": self.link_status(),
                 "cameras": cameras, "camera_ok": all(c.get("error") is None for c in cameras),
                 "simulation": self.simulation.status() if self.simulation else None,
-                "jog": self.runner.jog_commands()}
+                "jog": self.runner.jog_commands(), "rig_actions": self.runner.rig_actions(),
+                "motors_on": self.runner.motors_on}
 
     def start_run(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
                   light: str | None = None, moves: int | None = None) -> int:
@@ -72,15 +77,42 @@ class Daemon:
         """One move between runs (a face turn, or a flip/spin op): ``status()["jog"]`` lists them."""
         return self.runner.jog(command)
 
+    def home(self) -> dict:
+        """Home the motors (servos) between runs; a controller without home switches refuses, saying so."""
+        return self._rig_action("home", "home", "home")
+
+    def set_motors(self, enabled: bool) -> dict:
+        """Switch the motors (servos) on, or off so that the rig can be moved by hand."""
+        return self._rig_action("motors", "motors on" if enabled else "motors off", "set_motors", enabled)
+
+    def reconnect(self) -> dict:
+        """A new session on the serial link (the port reopened if it was lost), then motors on."""
+        return self._rig_action("reconnect", "reconnect", "reconnect")
+
+    def _rig_action(self, name: str, action: str, method: str, *args) -> dict:
+        motion = self.runner.motion
+        if name not in self.runner.rig_actions():
+            why = getattr(motion, "cannot", {}).get(name, "this rig's motion cannot do that")
+            raise RobotError(f"{action}: {why}")
+        call = getattr(motion, method)
+        return self.runner.rig_action(action, lambda: call(*args))
+
     def calibration(self) -> dict:
         if self._calibration is None:
             raise RobotError("this rig has no calibration to show")
         return self._calibration()
 
     def set_calibration(self, body: dict) -> dict:
+        """Validate, save (with a backup) and apply new views and/or a colour calibration."""
         if self._set_calibration is None:
             raise RobotError("this rig's calibration cannot be changed")
         return self._set_calibration(body)
+
+    def check_calibration(self, body: dict) -> dict:
+        """What ``set_calibration`` would do with ``body``: its problems per field, or the page after it."""
+        if self._check_calibration is None:
+            raise RobotError("this rig's calibration cannot be changed")
+        return self._check_calibration(body)
 
     def scan(self, scan_id: int | None = None) -> ScanRecord:
         """A remembered scan (the latest for None), for its overlay; RobotError says why there is none."""

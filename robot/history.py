@@ -6,22 +6,31 @@ a run still marked ``running`` when the next daemon opens the file was cut
 short by a crash or power loss and becomes ``interrupted``. Only the owner
 of the data directory (``robot.instance_lock``) may decide that: reading
 the history while a daemon runs never changes it.
+
+The owner also passes ``limits`` (``robot.history_limits``): the oldest
+finished runs beyond them are deleted when the file is opened and after
+every run, so the file stops growing. The write-ahead log is checkpointed
+every 1000 pages (SQLite's default) and cut back to ``WAL_LIMIT_BYTES``
+after a checkpoint.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from .errors import RobotError
+from .history_limits import HistoryLimits, compact, make_compactable, prune
 
 OUTCOMES = ("running", "done", "error", "stopped", "interrupted")
 RUN_FIELDS = ("puzzle", "scanned_state", "solver", "solver_params", "solution", "length_htm", "length_qtm",
               "estimated_s", "actual_s", "step_durations", "outcome", "error", "ended_at", "seed", "mode")
 _JSON_FIELDS = ("solver_params", "step_durations")
+log = logging.getLogger("robotd.history")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -53,18 +62,22 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_by_run ON events(run_id, id);
 CREATE INDEX IF NOT EXISTS runs_by_outcome ON runs(outcome, id);
 """
+WAL_LIMIT_BYTES = 4 * 1024 * 1024
 
 
 class History:
     """The run history of one data directory; safe to use from several threads."""
 
-    def __init__(self, path: str | Path, recover: bool = False):
+    def __init__(self, path: str | Path, recover: bool = False, limits: HistoryLimits | None = None):
         self.path = Path(path)
+        self.limits = limits
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")    # takes effect only in a new file
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as error:
             raise RobotError(f"cannot open the run history {self.path}: {error}") from None
@@ -72,6 +85,27 @@ class History:
         self._lock = threading.Lock()
         # recover: this process owns the data directory, so a run left ``running`` has no live owner
         self.interrupted_at_open = self._mark_interrupted() if recover else 0
+        if limits is not None:
+            self._open_limited()
+
+    def _open_limited(self) -> None:
+        """Prune to the limits, then make the file able to shrink (once, for a file made before limits)."""
+        try:
+            self.prune()
+            with self._lock:
+                make_compactable(self._db)
+        except sqlite3.Error as error:      # e.g. a reader holds the file: tried again at the next start
+            log.warning("could not prune or compact the run history %s: %s", self.path, error)
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete the finished runs beyond ``limits`` with their events and give back the space; how many
+        runs were deleted (none without limits)."""
+        if self.limits is None:
+            return 0
+        with self._lock:
+            deleted = prune(self._db, self.limits, time.time() if now is None else now)
+            compact(self._db)
+        return deleted
 
     def _write(self, sql: str, params: tuple) -> int:
         with self._lock:
@@ -104,6 +138,10 @@ class History:
 
     def finish_run(self, run_id: int, outcome: str, error: str | None = None, **fields) -> None:
         self.update_run(run_id, outcome=outcome, error=error, ended_at=time.time(), **fields)
+        try:
+            self.prune()
+        except sqlite3.Error as error:      # the run is recorded; pruning is tried again after the next one
+            log.warning("could not prune the run history %s: %s", self.path, error)
 
     def add_event(self, run_id: int, kind: str, data: dict, t: float | None = None) -> None:
         self._write("INSERT INTO events (run_id, t, kind, data) VALUES (?, ?, ?, ?)",

@@ -17,7 +17,12 @@ happened: a stalled motor, a reset board, an unplugged cable.
 
 ``jog`` turns one face on its own (a builder checking a new rig): it goes
 through the rig's planner and ``run_plan``, so motor names and directions
-apply exactly as in a run.
+apply exactly as in a run. Between runs the dashboard can also ``home`` the
+motors, switch them on or off (``set_motors``) and ``reconnect`` the link;
+``rig_actions`` lists those this controller can do, and asking one it
+cannot (a Marlin or grblHAL rig has no home switches; grblHAL switches its
+drivers itself) is a ``RobotError`` that says why. Motors switched off are
+switched on again by the next run or jog.
 """
 
 from __future__ import annotations
@@ -38,12 +43,26 @@ from .run import Stopped
 log = logging.getLogger("robotd.motion")
 
 
-class MotionOverLink:
-    """What motion over any controller link shares: waiting for a motion, and the emergency stop."""
+RIG_ACTIONS = ("home", "motors", "reconnect")
 
-    def __init__(self, link, motion_timeout_s: float):
+
+class MotionOverLink:
+    """What motion over any controller link shares: waiting for a motion, the emergency stop, and which
+    rig actions the controller cannot do (``cannot``: action -> why)."""
+
+    def __init__(self, link, motion_timeout_s: float, cannot: dict[str, str] | None = None):
         self.link, self.motion_timeout_s = link, motion_timeout_s
+        self.cannot = dict(cannot or {})
+        self.motors_on: bool | None = None     # None: not known yet (before the first connect)
         self._stopping = threading.Event()
+
+    def rig_actions(self) -> list[str]:
+        """The rig actions (``RIG_ACTIONS``) this controller can do."""
+        return [action for action in RIG_ACTIONS if action not in self.cannot]
+
+    def _able(self, action: str) -> None:
+        if action in self.cannot:
+            raise RobotError(f"{action}: {self.cannot[action]}")
 
     def _wait(self, motion, what: str) -> None:
         try:
@@ -53,6 +72,7 @@ class MotionOverLink:
 
     def estop(self) -> None:
         self._stopping.set()
+        self.motors_on = False     # every controller switches its drivers (servos) off, or halts
         try:
             self.link.estop(wait=False)
         except LinkError as error:  # the port is gone: the device's watchdog stops the motors
@@ -63,8 +83,8 @@ class LinkMotion(MotionOverLink):
     """The rig's motors behind a ``RigLink``; reconnects and clears latched faults before each plan."""
 
     def __init__(self, link: RigLink, motors: dict[str, str], motion_timeout_s: float = 30.0, *,
-                 rig: SixAxisRig | None = None):
-        super().__init__(link, motion_timeout_s)
+                 rig: SixAxisRig | None = None, cannot: dict[str, str] | None = None):
+        super().__init__(link, motion_timeout_s, cannot)
         self.motors, self.rig = motors, rig
         self.device_direction = False      # True: the firmware applies [rig.direction] (MOTOR dir=)
 
@@ -81,9 +101,13 @@ class LinkMotion(MotionOverLink):
         self.device_direction = False
         if info.get("protocol", 1) >= 2 and self.rig is not None:
             self._set_up_motors()
-        self._wait(self.link.enable(), "enable the motors")
+        self._enable()
         self._wait(self.link.home(), "home the motors")
         return info
+
+    def _enable(self) -> None:
+        self._wait(self.link.enable(), "enable the motors")
+        self.motors_on = True
 
     def _set_up_motors(self) -> None:
         """Version 2: SPEED from the rig's quarter-turn time, MOTOR for every motor of ``[rig.stepper]``."""
@@ -104,7 +128,13 @@ class LinkMotion(MotionOverLink):
         self.device_direction = rig.stepper is not None
 
     def ready(self) -> None:
-        """Make the link usable for a new plan: reconnect after a reset or silence, clear a latched fault."""
+        """Make the link usable for a new plan: reconnect after a reset or silence, clear a latched fault,
+        switch the motors on."""
+        self._usable()
+        if not self.motors_on:
+            self._enable()
+
+    def _usable(self) -> None:
         status = self.link.status()
         if not status["connected"] or status.get("halted"):
             self.connect()      # a halted Marlin listens again only after a reset: reopening the port does it
@@ -113,8 +143,7 @@ class LinkMotion(MotionOverLink):
                 self.link.clear()
             except LinkError as error:
                 raise RobotError(f"serial link: could not clear the fault: {error}") from None
-            # an emergency stop or a lost host turned the drivers off
-            self._wait(self.link.enable(), "enable the motors")
+            self.motors_on = False    # an emergency stop or a lost host turned the drivers off
 
     def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None:
         self._stopping.clear()
@@ -145,6 +174,34 @@ class LinkMotion(MotionOverLink):
     def jog_commands(self) -> list[str]:
         """The 18 face turns, per face: clockwise, counter-clockwise, half."""
         return [MOVE_NAMES[3 * face + turns] for face in range(6) for turns in (0, 2, 1)]
+
+    def home(self) -> str:
+        """HOME for every motor (robotd's own firmware: against its home switches, if the board has any)."""
+        self._able("home")
+        self._stopping.clear()
+        self.ready()
+        self._wait(self.link.home(), "home the motors")
+        return ("every motor was sent HOME: a board with home switches turns each face to its switch; one without "
+                "(robotd's reference board) only confirms it, so square the faces by hand first")
+
+    def set_motors(self, enabled: bool) -> str:
+        """Energise the drivers, or switch them off so that the faces turn by hand."""
+        self._able("motors")
+        self._stopping.clear()
+        if enabled:
+            self.ready()
+            return "the drivers hold the faces"
+        self._usable()
+        self._wait(self.link.disable(), "switch the motors off")
+        self.motors_on = False
+        return "the faces turn freely by hand; the next run or jog switches the motors on again"
+
+    def reconnect(self) -> str:
+        """A new session on the link (the port opened again if it was lost), then motors on and homed."""
+        self._stopping.clear()
+        info = self.connect()
+        firmware = info.get("firmware") or "unknown firmware"
+        return f"a new session with {firmware} on {info['port']}; motors on"
 
     def status(self) -> dict:
         return self.link.status()

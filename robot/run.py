@@ -11,8 +11,10 @@ transition, the scan, the solution and each executed command are events on
 the bus; the history records all of them.
 
 Between runs, ``jog`` moves one thing (a face turn, a servo op) for a
-builder checking the rig. A jog is not a run: it gets no run id and no
-history row, only a ``jog`` event. Runs and jogs exclude each other.
+builder checking the rig, and ``rig_action`` does one of the motion's rig
+actions (home, motors on/off, reconnect). Neither is a run: they get no run
+id and no history row, only a ``jog`` or ``rig`` event. Runs, jogs and rig
+actions exclude each other, and a stop halts any of them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ log = logging.getLogger("robotd")
 PHASES = ("idle", "scanning", "solving", "executing", "verifying", "done", "error", "stopped")
 _POLL_S = 0.01
 _JOG_STOP_WAIT_S = 5.0   # after an e-stop, how long a given-up jog may take to notice it
+_RIG_ACTION_S = 60.0     # a reconnect waits for a board that resets when its port opens, then homes
 
 
 @dataclass
@@ -119,7 +122,8 @@ class Runner:
         self.phase = "idle"
         self.run_id: int | None = None
         self.progress: dict = {}
-        self.jogging: str | None = None    # the command of the jog under way
+        self.jogging: str | None = None    # the jog's command, or the rig action, under way
+        self._doing = ""                   # the same in words: "a jog (R')", "the rig action home"
         self._stop = threading.Event()
         self._stop_reason = "stop requested"
         self._lock = threading.Lock()
@@ -141,7 +145,7 @@ class Runner:
             if self.busy:
                 raise RobotError(f"a run is already in progress (run {self.run_id}, {self.phase})")
             if self.jogging is not None:
-                raise RobotError(f"a jog ({self.jogging}) is in progress: start the run once it has ended")
+                raise RobotError(f"{self._doing} is in progress: start the run once it has ended")
             self._stop.clear()
             self.run_id = self.history.start_run(mode=mode)
             self.progress = {"started_at": time.time(), "steps": {}}
@@ -185,41 +189,69 @@ class Runner:
         """Do one move between runs (``Jogging.jog``); blocks until it is done, then publishes a ``jog`` event."""
         if not hasattr(self.motion, "jog"):
             raise RobotError("this rig's motion cannot jog")
-        self._claim_for_jog(command)
-        started, outcome, message = time.perf_counter(), "error", None
+        _, seconds = self._between_runs(command, f"a jog ({command})", lambda: self.motion.jog(command),
+                                        self.settings.execute_margin_s, "jog", command=command)
+        return {"command": command, "outcome": "done", "seconds": seconds}
+
+    def rig_actions(self) -> list[str]:
+        """The rig actions the motion can do (``home``, ``motors``, ``reconnect``); empty when it has none."""
+        actions = getattr(self.motion, "rig_actions", None)
+        return list(actions()) if actions is not None else []
+
+    @property
+    def motors_on(self) -> bool | None:
+        """Whether the motors (servos) are energised; None when the motion does not say."""
+        return getattr(self.motion, "motors_on", None)
+
+    def rig_action(self, action: str, call: Callable[[], str]) -> dict:
+        """Do one rig action between runs; ``call`` does it on the motion and says what it did in words.
+
+        Blocks until it is done, then publishes a ``rig`` event; refused like a jog while anything else moves.
+        """
+        message, seconds = self._between_runs(action, f"the rig action {action}", call, _RIG_ACTION_S, "rig",
+                                              action=action)
+        return {"action": action, "outcome": "done", "seconds": seconds, "message": message}
+
+    def _between_runs(self, label: str, doing: str, call: Callable, timeout_s: float, kind: str,
+                      **about) -> tuple[object, float]:
+        """``call`` on a step worker with the rig claimed; its result and the seconds it took. Publishes ``kind``
+        with ``about``, the outcome and (on success, the result; else the error) the message."""
+        self._claim_between_runs(label, doing)
+        started, outcome, message, result = time.perf_counter(), "error", None, None
         try:
-            self._jog_on_worker(command)
+            result = self._on_step_worker(call, doing, timeout_s)
             outcome = "done"
-        except Stopped as error:
-            outcome, message = "stopped", str(error)
-            raise
         except RobotError as error:
-            message = str(error)
-            raise
+            if not (isinstance(error, Stopped) or self._stop.is_set()):
+                message = str(error)
+                raise
+            outcome, message = "stopped", f"stopped: {self._stop_reason}"   # not the link's own words for it
+            raise Stopped(message) from None
         except Exception as error:  # reported like a run's unexpected failure, never a bare 500
             message = f"internal error: {type(error).__name__}: {error}"
             raise RobotError(message) from None
         finally:
             seconds = round(time.perf_counter() - started, 4)
-            self.bus.publish("jog", None, command=command, outcome=outcome, message=message, seconds=seconds)
+            self.bus.publish(kind, None, **about, outcome=outcome, message=result if outcome == "done" else message,
+                             seconds=seconds)
             with self._lock:
                 self.jogging = None
-        return {"command": command, "outcome": outcome, "seconds": seconds}
+        return result, seconds
 
-    def _claim_for_jog(self, command: str) -> None:
+    def _claim_between_runs(self, label: str, doing: str) -> None:
         with self._lock:
             if self.busy:
                 raise RobotError(f"a run is in progress (run {self.run_id}, {self.phase}): stop it first")
             if self.jogging is not None:
-                raise RobotError(f"a jog ({self.jogging}) is in progress: wait until it has ended")
+                raise RobotError(f"{self._doing} is in progress: wait until it has ended")
             self._stop.clear()
-            self.jogging = command
+            self.jogging, self._doing = label, doing
 
-    def _jog_on_worker(self, command: str) -> None:
-        """The jog on a step worker; given up on (stop, timeout), the motors are stopped before it returns."""
-        future = self._steps.submit(self.motion.jog, command)
+    def _on_step_worker(self, call: Callable, doing: str, timeout_s: float):
+        """``call`` on a step worker; given up on (stop, timeout), the motors are stopped before it returns."""
+        future = self._steps.submit(call)
         try:
-            self._await(future, f"jog {command}", self.settings.execute_margin_s)
+            return self._await(future, doing, timeout_s)
         finally:
             if not future.done():
                 self.motion.estop()

@@ -14,7 +14,11 @@ After an emergency stop the servos are switched off wherever they were:
 last end-point) before anything else moves.
 
 ``jog`` does one op on its own (a builder checking a new rig), after
-checking it can be done from where the servos are.
+checking it can be done from where the servos are. ``home`` opens the
+cover and spins the base back to its home end-point (the cube turns with
+it, and the rig keeps track); ``set_motors(False)`` switches both servos off
+(no pulses: they can be moved by hand) and ``set_motors(True)`` re-seats
+them as after an emergency stop; ``reconnect`` opens a new session.
 """
 
 from __future__ import annotations
@@ -58,19 +62,23 @@ class ServoMotion(MotionOverLink):
     def _to_known_place(self, spinner: int) -> None:
         self._move("cover", OPEN)
         self._move("spin", spinner)
-        self.spinner, self.cover = spinner, OPEN
+        self.spinner, self.cover, self.motors_on = spinner, OPEN, True
         self.rig.reset(Pose(self.rig.pose.orientation, spinner, OPEN))
 
     def ready(self) -> None:
-        """Make the servos usable: reconnect after a reset or silence, clear an e-stop and re-seat them."""
+        """Make the servos usable: reconnect after a reset or silence, clear an e-stop and re-seat them,
+        and re-seat them after they were switched off."""
         status = self.link.status()
         if not status["connected"]:
             self.connect()
-        elif status["fault"] is not None:
+            return
+        if status["fault"] is not None:
             try:
                 self.link.clear()
             except LinkError as error:
                 raise RobotError(f"servo controller: could not clear the fault: {error}") from None
+            self.motors_on = False
+        if not self.motors_on:
             self._to_known_place(self.spinner)
 
     def do(self, ops: Sequence[Op]) -> None:
@@ -137,6 +145,37 @@ class ServoMotion(MotionOverLink):
 
     def jog_commands(self) -> list[str]:
         return list(JOG_OPS)
+
+    def home(self) -> str:
+        """Cover open, base back at its home end-point: the ops that get there, tracked like a jog's."""
+        self._stopping.clear()
+        self.ready()
+        ops = ([Op("release")] if self.cover == HOLD else []) + ([Op("spin", -self.spinner)] if self.spinner else [])
+        pose = Pose(self.rig.pose.orientation, self.spinner, self.cover)
+        self.do(ops)
+        for op in ops:
+            pose = pose.apply(op)
+        self.rig.reset(pose)
+        done = " then ".join(op.text for op in ops) or "nothing to move"
+        return f"cover open, base at its home end-point ({done})"
+
+    def set_motors(self, enabled: bool) -> str:
+        """Both servos off (no pulses), or back on at a known place (cover open, base where it was)."""
+        self._stopping.clear()
+        self.ready()
+        if enabled:
+            return "cover open, base at its last end-point"
+        for servo in self.servos.values():
+            self._wait(self.link.move({servo.channel: 0}), "switch the servos off")
+        self.motors_on = False
+        return ("servos off (no pulses): they can be moved by hand, but leave the base where it is; "
+                "the next run or jog switches them on again")
+
+    def reconnect(self) -> str:
+        """A new session with the Maestro, then the servos to a known place."""
+        self._stopping.clear()
+        info = self.connect()
+        return f"a new session with the Maestro ({info.get('channels', '?')} channels) on {info['port']}; servos on"
 
     def status(self) -> dict:
         return {**self.link.status(), "spinner": self.spinner, "cover": self.cover}

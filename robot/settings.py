@@ -17,6 +17,7 @@ from solver.notation import METRICS
 from solver.perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER, MAX_DEPTH as MAX_PERIMETER
 
 from .config import Config
+from .history_limits import HistoryLimits
 from .run import RunSettings
 
 
@@ -31,17 +32,21 @@ class DaemonSettings:
     data_dir: Path
     log_level: str
     keep_refused_scans: int = 20
+    history: HistoryLimits = HistoryLimits()
 
 
 def daemon_settings(config: Config) -> DaemonSettings:
-    """``[robotd]``: where the history lives, how much goes to the log (stderr / the journal), and how
-    many refused scans stay in ``data_dir/refused-scans`` for bug reports."""
+    """``[robotd]``: where the history lives and how much of it stays, how much goes to the log (stderr /
+    the journal), and how many refused scans stay in ``data_dir/refused-scans`` for bug reports."""
     section = config.section("robotd")
     data_dir = section.get_str("data_dir", None)
     return DaemonSettings(
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         log_level=section.get_str("log_level", "info", choices=("debug", "info", "warning", "error")),
         keep_refused_scans=section.get_int("keep_refused_scans", 20, minval=0, maxval=1000),
+        history=HistoryLimits(
+            keep_runs=section.get_int("history_keep_runs", HistoryLimits.keep_runs, minval=1, maxval=10_000_000),
+            keep_days=section.get_int("history_keep_days", HistoryLimits.keep_days, minval=0, maxval=36_500)),
     )
 
 

@@ -21,21 +21,19 @@ from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, R
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.concurrency import run_in_threadpool
-
-from solver import InvalidState
-from solver.notation import parse_moves
-from vision import PRESETS
 
 from .config import Section
 from .errors import RobotError
 from .history import OUTCOMES
 from .web_guard import INTENT_HEADER, LOOPBACK_HOSTS, RequestGuard, host_entry, origin_entry
+from .web_models import (BAD_BODY, BUSY, CHANGE_REFUSED, INVALID, KEY_REFUSED, NO_CAMERA, SQLITE_INT_MAX,
+                         CalibrationCheck, CalibrationUpdate, CameraList, JogReply, JogRequest, MotorsRequest,
+                         RigReply, RunRequest, RunsPage, RunStarted, StopReply, refusals, rig_refusals)
 
 STATIC_DIR = Path(__file__).parent / "static"
-SQLITE_INT_MAX = 2**63 - 1   # ids and offsets past this make sqlite3 raise OverflowError
 
 
 @dataclass(frozen=True)
@@ -110,32 +108,6 @@ def _entries(section: Section, key: str, check: Callable[[object], str]) -> tupl
     return tuple(_checked(section, key, check, entry) for entry in section.get_list(key, []))
 
 
-class RunRequest(BaseModel):
-    """``POST /api/runs``: in simulation, how to scramble the virtual cube first."""
-    model_config = ConfigDict(extra="forbid")
-    puzzle: Literal[2, 3] | None = None
-    seed: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
-    scramble: str | None = Field(default=None, max_length=400, description="moves, e.g. \"R U F'\"")
-    light: Literal[tuple(PRESETS)] | None = None  # type: ignore[valid-type]
-    moves: int | None = Field(default=None, ge=0, le=1000, description="scramble with this many random moves")
-
-    @field_validator("scramble")
-    @classmethod
-    def _notation(cls, scramble: str | None) -> str | None:
-        if scramble is not None:
-            try:
-                parse_moves(scramble)
-            except InvalidState as error:
-                raise ValueError(str(error)) from None
-        return scramble
-
-
-class JogRequest(BaseModel):
-    """``POST /api/jog``: one move between runs, as ``/api/status`` lists them under ``jog``."""
-    model_config = ConfigDict(extra="forbid")
-    command: str = Field(min_length=1, max_length=40, description="a face turn (\"R'\") or a flip/spin op (\"spin+1\")")
-
-
 class Client:
     """One WebSocket client: its bounded event queue and whether it fell behind."""
 
@@ -190,7 +162,7 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         finally:
             unsubscribe()
 
-    app = FastAPI(title="robotd", version="1", lifespan=lifespan,
+    app = FastAPI(title="robotd", version="1", lifespan=lifespan, responses=refusals({}),
                   description="Control and watch a Rubik's-cube robot.",
                   docs_url="/docs" if settings.api_docs else None, redoc_url="/redoc" if settings.api_docs else None)
     app.state.robotd = state
@@ -226,44 +198,78 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
                                                 "dropped_clients": broadcaster.dropped}
         return {**daemon.status(), "auth_required": settings.requires_key, "web": web}
 
-    @app.post("/api/runs", status_code=201, dependencies=[Depends(require_key)])
-    def start_run(request: RunRequest | None = None) -> dict:
+    @app.post("/api/runs", status_code=201, dependencies=[Depends(require_key)], responses=refusals({
+        **CHANGE_REFUSED, **KEY_REFUSED, 409: BUSY, 422: INVALID,
+        400: f"{BAD_BODY}, or options this daemon cannot take (simulation options on a real rig, or both "
+             "scramble and moves)"}))
+    def start_run(request: RunRequest | None = None) -> RunStarted:
         options = request.model_dump(exclude_none=True) if request else {}
-        return {"run_id": daemon.start_run(**options)}
+        return RunStarted(run_id=daemon.start_run(**options))
 
-    @app.post("/api/jog", dependencies=[Depends(require_key)])
-    def jog(request: JogRequest) -> dict:
+    @app.post("/api/jog", dependencies=[Depends(require_key)], responses=refusals({
+        **CHANGE_REFUSED, **KEY_REFUSED, 409: BUSY, 422: INVALID,
+        400: f"{BAD_BODY}, a command this rig cannot do (/api/status lists them under jog), or the move failed"}))
+    def jog(request: JogRequest) -> JogReply:
         return daemon.jog(request.command)
 
-    @app.post("/api/stop")
-    def stop() -> dict:
+    @app.post("/api/stop", responses=refusals(CHANGE_REFUSED))
+    def stop() -> StopReply:
         jogging = daemon.runner.jogging
         daemon.stop("stop from the dashboard")
-        return {"stopped": True, "phase": daemon.runner.phase, "jogging": jogging}
+        return StopReply(stopped=True, phase=daemon.runner.phase, jogging=jogging)
 
-    @app.get("/api/runs")
+    @app.get("/api/runs", responses=refusals({422: INVALID}))
     def runs(limit: int = Query(20, ge=1, le=500), offset: int = Query(0, ge=0, le=SQLITE_INT_MAX),
-             outcome: Literal[OUTCOMES] | None = None) -> dict:  # type: ignore[valid-type]
-        return {"runs": daemon.history.list_runs(limit, offset, outcome), "limit": limit, "offset": offset}
+             outcome: Literal[OUTCOMES] | None = None) -> RunsPage:  # type: ignore[valid-type]
+        return RunsPage(runs=daemon.history.list_runs(limit, offset, outcome), limit=limit, offset=offset)
 
-    @app.get("/api/runs/{run_id}")
+    @app.get("/api/runs/{run_id}", responses=refusals({404: "no run with this id", 422: INVALID}))
     def run(run_id: int = PathParam(ge=1, le=SQLITE_INT_MAX)) -> dict:
         found = daemon.history.get_run(run_id)
         if found is None:
             raise HTTPException(404, f"no run with id {run_id}")
         return found
 
-    @app.get("/api/calibration")
+    @app.get("/api/calibration", responses=refusals({400: "this rig has no calibration to show"}))
     def calibration() -> dict:
         return daemon.calibration()
 
-    @app.put("/api/calibration", dependencies=[Depends(require_key)])
-    def set_calibration(body: dict) -> dict:
-        return daemon.set_calibration(body)
+    @app.put("/api/calibration", dependencies=[Depends(require_key)], responses=refusals({
+        **CHANGE_REFUSED, **KEY_REFUSED, 422: INVALID, 409: "a run is in progress",
+        400: f"{BAD_BODY}, views or a colour calibration that are not valid (the detail says where), or the "
+             "file could not be written"}))
+    def set_calibration(update: CalibrationUpdate) -> dict:
+        """Validate, save (atomically, the previous file kept as a backup) and apply at once: no restart."""
+        return daemon.set_calibration(update.model_dump(exclude_none=True))
+
+    @app.post("/api/calibration/check", responses=refusals({
+        **CHANGE_REFUSED, 422: INVALID, 400: f"{BAD_BODY}, or this rig's calibration cannot be changed"}))
+    def check_calibration(update: CalibrationUpdate) -> CalibrationCheck:
+        """What PUT /api/calibration would do with the same body, without saving or applying anything."""
+        return CalibrationCheck(**daemon.check_calibration(update.model_dump(exclude_none=True)))
+
+    @app.post("/api/rig/home", dependencies=[Depends(require_key)],
+              responses=rig_refusals("a rig without home switches (Marlin, grblHAL)"))
+    def home() -> RigReply:
+        """Home the motors (robotd's firmware) or bring the servos home (flip/spin rig), between runs."""
+        return RigReply(**daemon.home())
+
+    @app.post("/api/rig/motors", dependencies=[Depends(require_key)],
+              responses=rig_refusals("a controller that cannot switch its drivers (grblHAL)"))
+    def motors(request: MotorsRequest) -> RigReply:
+        """Switch the motors (servos) on, or off so that the rig turns by hand; a run or jog switches them on."""
+        return RigReply(**daemon.set_motors(request.enabled))
+
+    @app.post("/api/rig/reconnect", dependencies=[Depends(require_key)],
+              responses=rig_refusals("a rig without a serial link"))
+    def reconnect() -> RigReply:
+        """A new session on the serial link (the port opened again if it was lost), then the motors on."""
+        return RigReply(**daemon.reconnect())
 
     @app.get("/api/scan/overlay.png", response_class=Response,
              responses={200: {"content": {"image/png": {}}, "description": "the faces as scanned"},
-                        404: {"description": "no such scan in memory"}})
+                        **refusals({404: "no scan yet, or that scan is no longer in memory", 422: INVALID,
+                                    400: "the overlay could not be drawn"})})
     async def scan_overlay(scan: int | None = Query(None, ge=1, description="a scan id from a scan or "
                                                     "scan_failed event; the latest scan when left out")) -> Response:
         """Each face as scanned, with its grid, the colours read, their confidences and the stickers in doubt."""
@@ -275,14 +281,20 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     @app.get("/api/cameras")
-    def cameras() -> dict:
-        return {"cameras": [camera.status() for camera in daemon.cameras.values()]}
+    def cameras() -> CameraList:
+        return CameraList(cameras=[camera.status() for camera in daemon.cameras.values()])
 
-    @app.get("/api/cameras/{name}/frame.jpg")
+    @app.get("/api/cameras/{name}/frame.jpg", response_class=Response,
+             responses={200: {"content": {"image/jpeg": {}}, "description": "the camera's latest frame"},
+                        **refusals({404: NO_CAMERA, 422: INVALID, 400: "the camera gives no frame now"})})
     async def frame(name: str) -> Response:
         return Response(await run_in_threadpool(_jpeg, _camera(daemon, name)), media_type="image/jpeg")
 
-    @app.get("/stream/{name}")
+    @app.get("/stream/{name}", response_class=StreamingResponse,
+             responses={200: {"content": {"multipart/x-mixed-replace": {}},
+                              "description": "the camera's frames as MJPEG, one part per frame, until the "
+                                             "client goes away"},
+                        **refusals({404: NO_CAMERA, 422: INVALID})})
     async def stream(name: str) -> StreamingResponse:
         camera = _camera(daemon, name)
         return StreamingResponse(_mjpeg(camera, settings.stream_fps),
@@ -313,9 +325,34 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
             gone.cancel()
             broadcaster.clients.discard(client)
 
+    refuse_other_methods(app)
     if STATIC_DIR.is_dir():
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="page")
     return app
+
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def refuse_other_methods(app: FastAPI) -> None:
+    """Answer a method that an API path does not take with 405 and ``Allow``.
+
+    Without this the request falls through to the static page mounted at ``/``, whose 404 says that
+    the path does not exist (``GET /api/stop``) although it does.
+    """
+    taken: dict[str, set[str]] = {}
+    for route in app.routes:
+        if isinstance(route, APIRoute):
+            taken.setdefault(route.path, set()).update(route.methods)
+    for path, methods in taken.items():
+        app.add_api_route(path, _method_not_allowed(path, sorted(methods)), include_in_schema=False,
+                          methods=[method for method in METHODS if method not in methods])
+
+
+def _method_not_allowed(path: str, allow: list[str]) -> Callable[[], None]:
+    def refuse() -> None:
+        raise HTTPException(405, f"{path} takes {' or '.join(allow)}", headers={"Allow": ", ".join(allow)})
+    return refuse
 
 
 async def _until_disconnect(socket: WebSocket) -> None:

@@ -63,6 +63,35 @@ class VirtualRig:
         self.halted.set()
 
 
+class ActingRig(VirtualRig):
+    """A ``VirtualRig`` with the rig actions between runs (home, motors, reconnect), as ``LinkMotion`` has
+    them; an action in ``cannot`` is refused with its reason, and ``home`` takes ``turn_s`` (stoppable)."""
+
+    def __init__(self, state, turn_s=0.0, cannot=None):
+        super().__init__(state, turn_s)
+        self.cannot, self.motors_on, self.done = dict(cannot or {}), True, []
+
+    def rig_actions(self):
+        return [action for action in ("home", "motors", "reconnect") if action not in self.cannot]
+
+    def home(self):
+        self.halted.clear()
+        if self.halted.wait(self.turn_s):
+            raise Stopped("emergency stop")
+        self.done.append("home")
+        return "every motor was sent HOME"
+
+    def set_motors(self, enabled):
+        self.motors_on = enabled
+        self.done.append(f"motors {'on' if enabled else 'off'}")
+        return "the drivers hold the faces" if enabled else "the faces turn freely by hand"
+
+    def reconnect(self):
+        self.motors_on = True
+        self.done.append("reconnect")
+        return "a new session with robotd-sim/1.0 on /dev/pts/9; motors on"
+
+
 class ScramblingSimulation:
     """Loads a scrambled cube into a ``VirtualRig`` before each run."""
 
@@ -95,14 +124,50 @@ class StillCamera:
 KEY = "a-long-enough-key"
 
 
-def make_daemon(tmp_path, turn_s=0.0):
-    virtual = VirtualRig(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s)
+def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, **rig_options):
+    virtual = rig_class(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s, **rig_options)
     bus = EventBus()
     history = History(tmp_path / "history.sqlite")
     rig = rig_from_config(Config({}).section("rig"))
     runner = Runner(virtual, virtual, rig, history, bus, RunSettings())
     return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
                   link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual))
+
+
+def acting_daemon(tmp_path, turn_s=0.0, cannot=None):
+    """The test daemon on an ``ActingRig``: home, motors on/off and reconnect between runs."""
+    return make_daemon(tmp_path, turn_s, ActingRig, cannot=cannot)
+
+
+class FrameCamera(StillCamera):
+    """A camera of a given name giving 640x480 grey frames (the rendered corner rig's size)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def frame(self):
+        return np.full((480, 640, 3), 128, np.uint8)
+
+
+def calibrating_daemon(tmp_path, turn_s=0.0, views_file="views.toml", **store_options):
+    """The test daemon with a real ``CalibrationStore``: the corner rig's two cameras and its view config,
+    saved to ``tmp_path / views_file`` (written first, as a config's file would be) and ``calibration.json``."""
+    from vision import default_views
+    from robot.calibration_store import CalibrationStore, views_text
+    from robot.scanner import ViewScanner
+
+    plain = make_daemon(tmp_path, turn_s=turn_s)
+    views = default_views("corners", 3)
+    files = {"views": tmp_path / views_file, "calibration": tmp_path / "calibration.json"}
+    files["views"].write_text(views_text(views, files["views"]))
+    cameras = {name: FrameCamera(name) for name in views.images}
+    scanner = ViewScanner(lambda: {name: camera.frame() for name, camera in cameras.items()}, lambda: views)
+    store = CalibrationStore(scanner, cameras, files, busy=lambda: plain.runner.busy, **store_options)
+    daemon = Daemon(runner=plain.runner, history=plain.history, bus=plain.bus, rig=plain.rig, cameras=cameras,
+                    link_status=plain.link_status, simulation=plain.simulation, calibration=store.page,
+                    set_calibration=store.update, check_calibration=store.check)
+    daemon.store = store
+    return daemon
 
 
 def wait_done(daemon, timeout=20):

@@ -8,7 +8,6 @@ with the reason when playwright or a Chromium binary is missing.
 import os
 import re
 import shutil
-import socket
 import threading
 import time
 from pathlib import Path
@@ -25,7 +24,9 @@ from robot.motion import parse_jog
 from robot.web import STATIC_DIR, WebSettings, create_app
 from solver.notation import MOVE_NAMES
 
-from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
+from page_checks import CONTRAST, OVERLAPS
+from robot_doubles import KEY, acting_daemon, calibrating_daemon, make_daemon, scanning_daemon, wait_done
+from test_robotd import free_port, serving
 
 PAGE_FILES = sorted(p.name for p in STATIC_DIR.iterdir() if p.suffix in (".html", ".js", ".css"))
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"  # an XML name, never fetched
@@ -103,12 +104,6 @@ def browser():
         browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         yield browser
         browser.close()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class SubPath:
@@ -284,6 +279,10 @@ def check_a_run_from_the_page(page, url: str, screenshots: Path) -> None:
     steps = page.locator("#steps th").all_inner_texts()
     assert [s for s in steps if s in STEPS] == STEPS
     assert ("preparing" in steps) == any(e["kind"] == "prepared" for e in run["events"])
+    solution = next(e["data"] for e in run["events"] if e["kind"] == "solution")
+    assert run["solver"] == solution["solver"] == "pocket-table"       # a 2x2 comes from the exact table
+    assert "found by pocket-table" in page.inner_text("#solution-summary")
+    assert "solution by pocket-table" in page.inner_text("#log")
     page.screenshot(path=str(screenshots / "dashboard-run.png"), full_page=True)
 
     page.click("#tab-history")
@@ -296,6 +295,7 @@ def check_a_run_from_the_page(page, url: str, screenshots: Path) -> None:
     page.wait_for_selector("#run-dialog[open]")
     details = page.inner_text("#run-details")
     assert run["solution"] in details and "verified: the cube is solved" in details
+    assert "Solver\npocket-table" in details
     assert page.locator("#run-details .log li").count() == len(run["events"])
     page.screenshot(path=str(screenshots / "dashboard-history.png"), full_page=True)
     page.click("#run-dialog-close")
@@ -317,15 +317,28 @@ def test_works_behind_a_reverse_proxy_under_a_sub_path(serve, page, tmp_path):
     assert page.problems == []
 
 
-def test_escape_stops_the_run(serve, page):
-    server = serve(turn_s=0.5)
+def test_escape_closes_the_run_dialog_and_never_stops_the_run(serve, page):
+    """Escape used to stop the robot wherever the focus was: closing the details of a run stopped the run."""
+    server = serve(turn_s=0.3)
     open_dashboard(page, server.url)
     start_from_page(page, "2", seed="4")
     page.wait_for_selector('#phase[data-phase="executing"]', timeout=60_000)
+    page.click("#tab-history")
+    row = page.locator('#history-rows tr[data-outcome="running"]')
+    row.wait_for()
+    row.click()
+    page.wait_for_selector("#run-dialog[open]")
     page.keyboard.press("Escape")
-    page.wait_for_selector('#phase[data-phase="stopped"]', timeout=10_000)
-    assert "stopped" in page.inner_text("#messages")
-    assert page.is_enabled("#start")
+    page.wait_for_selector("#run-dialog:not([open])", state="hidden")
+    page.keyboard.press("Escape")                  # nothing open: still nothing stops
+    page.click("#tab-run")
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    run = page.request.get(server.url + "api/runs/1").json()
+    assert run["outcome"] == "done" and "stop_requested" not in [e["kind"] for e in run["events"]]
+    assert page.get_attribute("#stop", "aria-keyshortcuts") is None
+    page.click("#stop")                            # the button still stops, of course
+    page.wait_for_selector('#messages [data-id="stop"]')
+    assert page.problems == []
 
 
 def test_a_refused_start_and_a_failed_run_show_readable_messages(serve, page):
@@ -569,7 +582,7 @@ def test_jog_buttons_move_the_rig_and_wait_while_a_run_goes(serve, page):
     rig = teach_jog(server.daemon)
     open_dashboard(page, server.url)
     buttons = page.locator("#jog-buttons button")
-    assert page.is_visible("#jog-card") and buttons.count() == 18
+    assert page.is_visible("#rig-card") and buttons.count() == 18
     assert page.get_attribute("#jog-buttons", "data-layout") == "faces"
     assert buttons.all_inner_texts()[3:6] == ["R", "R'", "R2"]
     assert buttons.nth(4).get_attribute("aria-label") == "R': turn the R face a quarter turn counter-clockwise"
@@ -591,34 +604,15 @@ def test_jog_buttons_move_the_rig_and_wait_while_a_run_goes(serve, page):
     assert [p for p in page.problems if "status of 400" not in p] == []     # the browser logs B2's 400
 
 
-def test_no_jog_panel_when_the_rig_cannot_jog(serve, page):
+def test_no_rig_panel_when_the_rig_can_neither_jog_nor_act(serve, page):
     server = serve()
     open_dashboard(page, server.url)
-    assert page.is_hidden("#jog-card") and page.locator("#jog-buttons button").count() == 0
+    assert page.is_hidden("#rig-card") and page.locator("#jog-buttons button").count() == 0
 
 
 def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
     """The real thing: ``robotd --sim`` in its own process, simulated firmware on a pty, rendered cameras."""
-    import subprocess
-    import sys
-
-    port = free_port()
-    config = tmp_path / "robotd.toml"
-    config.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[web]\nport = {port}\n'
-                      "[rig]\nquarter_turn_s = 0.03\nhalf_turn_s = 0.05\nsettle_s = 0.0\n")
-    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(config), "--sim"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert process.poll() is None, process.stdout.read()
-                assert time.time() < deadline, "robotd --sim did not start listening"
-                time.sleep(0.1)
+    with serving(tmp_path, rig="[rig]\nquarter_turn_s = 0.03\nhalf_turn_s = 0.05\nsettle_s = 0.0\n") as url:
         check_a_run_from_the_page(page, url, tmp_path)
         page.click("#tab-run")
         assert page.locator("#jog-buttons button").count() == 18
@@ -628,6 +622,219 @@ def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
         assert page.inner_text('#messages [data-id="jog"]').startswith("Jog R: done")
         assert page.request.get(url + "api/status").json()["simulation"]["cube"] == solver.apply(before, "R")
         assert not page.problems, page.problems
-    finally:
-        process.terminate()
-        process.wait(10)
+
+
+# ---------------------------------------------------------------- operating the rig from the page
+
+def test_home_motors_and_reconnect_from_the_page(serve, page):
+    server = serve(turn_s=0.3, make=lambda directory, turn_s: acting_daemon(directory, turn_s))
+    rig = server.daemon.runner.motion
+    open_dashboard(page, server.url)
+    for button in ("#rig-home", "#rig-motors-on", "#rig-motors-off", "#rig-reconnect"):
+        assert page.is_visible(button) and page.is_enabled(button), button
+    assert page.inner_text("#rig-state") == "Motors: on"
+    page.click("#rig-motors-off")
+    page.wait_for_function("() => document.getElementById('rig-state').textContent.startsWith('Motors: off')")
+    assert page.inner_text("#rig-result").startswith("Motors off: the faces turn freely by hand")
+    assert rig.motors_on is False
+    page.click("#rig-home")
+    page.wait_for_function("() => document.getElementById('rig-result').textContent.startsWith('Home:')")
+    assert "every motor was sent HOME" in page.inner_text('#messages [data-id="rig"]')
+    page.click("#rig-reconnect")
+    page.wait_for_function("() => document.getElementById('rig-state').textContent === 'Motors: on'")
+    assert rig.done == ["motors off", "home", "reconnect"]
+
+    start_from_page(page, "2", seed="4")
+    page.wait_for_selector('#phase[data-phase="executing"]', timeout=60_000)
+    assert page.is_disabled("#rig-home") and page.is_disabled("#rig-reconnect")
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    assert page.is_enabled("#rig-home")
+    assert page.problems == []
+
+
+def test_an_action_the_controller_cannot_do_has_no_button_and_a_failure_is_shown(serve, page):
+    cannot = {"home": "a Marlin rig has no home switches (robotd never sends G28)"}
+    server = serve(make=lambda directory, turn_s: acting_daemon(directory, turn_s, cannot=cannot))
+    rig = server.daemon.runner.motion
+
+    def lost_link():
+        raise RobotError("serial link: cannot open: no such device (is the board plugged in?)")
+
+    rig.reconnect = lost_link
+    open_dashboard(page, server.url)
+    assert page.is_hidden("#rig-home") and page.is_visible("#rig-motors-off")
+    page.click("#rig-reconnect")
+    page.wait_for_selector('#messages .message.error[data-id="rig"]')
+    assert page.inner_text("#rig-result") == ("Reconnect failed: serial link: cannot open: no such device "
+                                              "(is the board plugged in?)")
+    assert [p for p in page.problems if "status of 400" not in p] == []     # the browser logs the 400
+
+
+def test_a_lost_connection_is_shown_and_the_page_comes_back_with_a_fresh_snapshot(serve, page):
+    server = serve(make=lambda directory, turn_s: acting_daemon(directory, turn_s))
+    open_dashboard(page, server.url)
+    assert page.is_hidden("#offline") and page.get_attribute("body", "data-connection") == "live"
+    server.stop()
+    page.wait_for_selector("#offline:not([hidden])", timeout=10_000)
+    text = page.inner_text("#offline-text")
+    assert text.startswith("Not connected to robotd (connection lost).") and "not the live one" in text
+    assert page.get_attribute("body", "data-connection") == "lost"
+    assert page.evaluate("getComputedStyle(document.querySelector('.cube-card')).filter") == "grayscale(1)"
+    for control in ("#start", "#rig-home", "#rig-motors-off", "#rig-reconnect"):
+        assert page.is_disabled(control), control
+    assert page.is_enabled("#stop")              # a stop is always sent (if robotd is back, it acts)
+    page.click("#rig-home", force=True)          # a disabled button does nothing
+    assert server.daemon.runner.motion.done == []
+
+    server.daemon.runner.motion.motors_on = False       # changed while the page was away
+    server.start()
+    page.click("#offline-retry")
+    page.wait_for_selector('#connection[data-state="open"]', timeout=20_000)
+    assert page.is_hidden("#offline") and page.get_attribute("body", "data-connection") == "live"
+    assert page.is_enabled("#start") and page.is_enabled("#rig-home")
+    assert page.inner_text("#rig-state").startswith("Motors: off")      # the fresh snapshot
+
+
+def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
+    server = serve(make=lambda directory, turn_s: calibrating_daemon(directory, turn_s))
+    store = server.daemon.store
+    views_file = store.files["views"]
+    before = views_file.read_text()
+    page.goto(server.url + "#calibration")
+    page.wait_for_selector('.calibration-view[data-camera="ufr"] .corner-editor')
+    page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
+    page.fill("#corner-0-0-x", "700")
+    assert page.get_attribute('g.quad[data-face="U"] polygon.quad-line', "points").startswith("700,")   # preview
+    page.click("#calibration-check")
+    page.wait_for_selector("#view-error-0:not([hidden])")
+    assert "lies outside the 640x480 frame of camera 'ufr'" in page.inner_text("#view-error-0")
+    assert page.get_attribute("#corner-0-0-x", "aria-invalid") == "true"
+    assert "Not valid: 1 problem" in page.inner_text("#calibration-result")
+    page.click("#calibration-save")                # a save checks first: nothing is written
+    page.wait_for_selector("#view-error-0:not([hidden])")
+    assert views_file.read_text() == before
+
+    page.fill("#corner-0-0-x", "")
+    assert "a number of pixels is needed" in page.inner_text("#view-error-0")
+    page.fill("#corner-0-0-x", "300")
+    page.fill("#corner-0-0-y", "70")
+    handle = page.locator('g.quad[data-face="R"] circle.quad-corner').nth(2)      # drag R's third corner
+    start = [float(page.input_value(f"#corner-1-2-{axis}")) for axis in "xy"]
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 - 20, box["y"] + box["height"] / 2 - 10, steps=4)
+    page.mouse.up()
+    dragged = [float(page.input_value(f"#corner-1-2-{axis}")) for axis in "xy"]
+    assert dragged[0] < start[0] and dragged[1] < start[1]
+    page.click("#references-add")
+    page.fill("#reference-R", "#c81e28")
+    page.click("#calibration-save")
+    page.wait_for_function("() => document.getElementById('calibration-result').textContent.startsWith('Saved')")
+    result = page.inner_text("#calibration-result")
+    assert f"views to {views_file} (the previous file is kept as {views_file}." in result
+    assert "applied: the next scan uses it" in result and page.is_hidden("#view-error-0")
+    applied = store.scanner.views()          # no restart
+    assert applied.views[0].corners[0].tolist() == [300.0, 70.0]
+    assert [round(v, 1) for v in applied.views[1].corners[2]] == [round(v, 1) for v in dragged]
+    assert store.scanner.calibration.palette[1].tolist() == [200.0, 30.0, 40.0]
+    assert views_file.read_text() != before and [p.read_text() for p in views_file.parent.glob("views.toml.*.bak")] == [before]
+    page.reload()
+    page.wait_for_selector('.calibration-view[data-camera="ufr"] .corner-editor')
+    assert page.input_value("#corner-0-0-x") == "300"
+    assert page.problems == []
+
+
+# ---------------------------------------------------------------- a phone's width, and contrast
+
+HEADER = [".brand", ".phase-box", "#connection", "#stop", "#offline"]
+STOP_IN_VIEW = """() => {
+  const stop = document.getElementById("stop").getBoundingClientRect();
+  const hit = document.elementFromPoint(stop.left + stop.width / 2, stop.top + stop.height / 2);
+  return {top: stop.top, right: stop.right, bottom: stop.bottom, onTop: hit && hit.closest("#stop") !== null,
+          width: document.documentElement.scrollWidth};
+}"""
+
+
+def test_at_360_px_nothing_in_the_header_overlaps_and_stop_stays_in_view(serve, browser):
+    server = serve(turn_s=0.3, make=lambda directory, turn_s: calibrating_daemon(directory, turn_s))
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    open_dashboard(page, server.url)
+    start_from_page(page, "2", seed="4")
+    page.wait_for_selector('#phase[data-phase="executing"]', timeout=60_000)
+    states = {"running": None, "long texts": """() => {
+        document.getElementById("run-label").textContent = "run 123456";
+        document.getElementById("connection-text").textContent = "offline, retry in 15 s";
+        document.getElementById("offline-text").textContent = "Not connected to robotd (this page fell behind " +
+          "the event stream). The page shows the state of 12:34:56, not the live one. Trying again in 15 s.";
+        document.getElementById("offline").hidden = false;
+      }"""}
+    for name, change in states.items():
+        if change:
+            page.evaluate(change)
+        assert page.evaluate(OVERLAPS, HEADER) == [], name
+        for scroll in (0, 5000):                 # the top bar is sticky: scrolled down, stop is still there
+            page.evaluate(f"window.scrollTo(0, {scroll})")
+            stop = page.evaluate(STOP_IN_VIEW)
+            assert stop["top"] >= 0 and stop["right"] <= 360 and stop["bottom"] < 200, (name, stop)
+            assert stop["onTop"] and stop["width"] <= 360, (name, stop)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.click("#tab-history")
+    assert page.evaluate(STOP_IN_VIEW)["width"] <= 360          # no page wider than the phone
+    page.click("#tab-calibration")
+    page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
+    page.click("#calibration-check")                            # "No changes to check."
+    assert page.evaluate(STOP_IN_VIEW)["width"] <= 360          # long file paths wrap, the corner boxes fit
+    context.close()
+    wait_done(server.daemon)
+
+
+def lowest_contrast(page, found: dict) -> None:
+    """Measure the page as it is now; keep the lowest ratio and every failure in ``found``."""
+    result = page.evaluate(CONTRAST)
+    if result["lowest"] and (found["lowest"] is None or result["lowest"]["ratio"] < found["lowest"]["ratio"]):
+        found["lowest"] = result["lowest"]
+    found["failing"] += result["failing"]
+    found["checked"] += result["checked"]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_text_meets_wcag_aa_contrast(serve, browser, scheme):
+    """Measured in the browser on what is rendered: the run with its current-move chip (sampled through any
+    running transition), the history and a run's details, the calibration with a field error, a message
+    and the connection-lost banner."""
+    server = serve(turn_s=0.25, make=lambda directory, turn_s: calibrating_daemon(directory, turn_s))
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    found = {"lowest": None, "failing": [], "checked": 0}
+    open_dashboard(page, server.url)
+    lowest_contrast(page, found)
+    start_from_page(page, "3", seed="6")
+    page.wait_for_selector('#moves li[aria-current="step"]', timeout=60_000)
+    for _ in range(3):                           # the chip moves on: measure it as it changes
+        page.evaluate("""() => new Promise((done) => new MutationObserver((_, observer) => {
+          observer.disconnect(); done(); }).observe(document.getElementById("moves"),
+          {subtree: true, attributes: true, attributeFilter: ["aria-current"]}))""")
+        lowest_contrast(page, found)
+    page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
+    page.click("#tab-history")
+    page.locator("#history-rows tr").first.click()
+    page.wait_for_selector("#run-dialog[open]")
+    lowest_contrast(page, found)
+    page.keyboard.press("Escape")
+    page.click("#stop")                          # a message
+    page.click("#tab-calibration")
+    page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
+    page.fill("#corner-0-0-x", "")
+    page.click("#calibration-check")             # a message and a field error
+    lowest_contrast(page, found)
+    server.stop()
+    page.wait_for_selector("#offline:not([hidden])", timeout=10_000)
+    lowest_contrast(page, found)
+    server.start()
+    context.close()
+    print(f"contrast ({scheme}): {found['checked']} text/background pairs, lowest {found['lowest']}")
+    assert found["failing"] == [], found["failing"]
+    assert found["lowest"]["ratio"] >= 4.5 or found["lowest"]["needed"] == 3

@@ -1,6 +1,8 @@
-"""Jogging: one face turn or one servo op between runs, in simulation through every controller."""
+"""Between runs, in simulation through every controller: jogging (one face turn or one servo op) and the
+rig actions (home, motors on/off, reconnect)."""
 
 import threading
+import time
 
 import pytest
 
@@ -187,6 +189,96 @@ def test_the_servo_controllers_faults_have_plain_meanings():
 
 
 # ---------------------------------------------------------------- the runner: runs and jogs exclude each other
+
+# ---------------------------------------------------------------- rig actions: home, motors, reconnect
+
+def rig_events(built) -> list[dict]:
+    events = []
+    built.daemon.bus.subscribe(lambda event: events.append(event["data"]) if event["kind"] == "rig" else None)
+    return events
+
+
+def test_robotds_firmware_switches_its_motors_off_and_a_jog_on_again(build):
+    built = build()
+    board, events = built.simulation.firmware, rig_events(built)
+    assert built.daemon.status()["rig_actions"] == ["home", "motors", "reconnect"]
+    reply = built.daemon.set_motors(False)
+    assert reply["action"] == "motors off" and "turn freely by hand" in reply["message"]
+    assert board.info()["enabled"] == [] and built.daemon.status()["motors_on"] is False
+    before = board.cube
+    built.daemon.jog("R")
+    assert board.cube == solver.apply(before, "R")
+    assert board.info()["enabled"] == sorted("URFDLB") and built.daemon.status()["motors_on"] is True
+    assert [(e["action"], e["outcome"]) for e in events] == [("motors off", "done")]
+
+
+def test_home_sends_home_to_every_motor_and_says_what_a_board_without_switches_does(build):
+    built = build()
+    homes = len([step for step in built.simulation.firmware.executed() if step.verb == "HOME"])
+    reply = built.daemon.home()
+    assert [step.verb for step in built.simulation.firmware.executed()].count("HOME") == homes + 1
+    assert "every motor was sent HOME" in reply["message"] and "square the faces by hand" in reply["message"]
+
+
+def test_reconnect_opens_a_new_session_after_the_board_reset(build):
+    built = build()
+    link = built.daemon.link_status
+    session = link()["handshake"]["session"]
+    built.simulation.firmware.reset()
+    deadline = time.time() + 10
+    while link()["healthy"]:
+        assert time.time() < deadline, "the link did not notice the reset"
+        time.sleep(0.01)
+    reply = built.daemon.reconnect()
+    assert reply["action"] == "reconnect" and "a new session with robotd-sim" in reply["message"]
+    assert link()["healthy"] and link()["handshake"]["session"] != session
+    assert built.simulation.firmware.info()["enabled"] == sorted("URFDLB")
+
+
+def test_marlin_switches_its_motors_but_has_nothing_to_home_against(build):
+    built = build(controller="marlin")
+    board = built.simulation.firmware
+    assert built.daemon.status()["rig_actions"] == ["motors", "reconnect"]
+    with pytest.raises(RobotError, match=r"^home: a Marlin rig has no home switches \(robotd never sends G28\)"):
+        built.daemon.home()
+    built.daemon.set_motors(False)
+    assert board.info()["enabled"] is False
+    built.daemon.set_motors(True)
+    assert board.info()["enabled"] is True
+
+
+def test_grblhal_can_only_reconnect(build):
+    built = build(controller="grblhal")
+    assert built.daemon.status()["rig_actions"] == ["reconnect"]
+    with pytest.raises(RobotError, match=r"^home: a grblHAL rig has no home switches"):
+        built.daemon.home()
+    with pytest.raises(RobotError, match=r"^motors off: grblHAL switches its drivers itself"):
+        built.daemon.set_motors(False)
+    assert "a new session with grblHAL" in built.daemon.reconnect()["message"]
+
+
+def test_flip_spin_home_brings_the_base_back_and_the_next_run_still_solves(build):
+    built = build(rig=FLIP_SPIN)
+    mechanism = built.simulation.firmware.mechanism
+    for op in ("spin+1", "hold"):
+        built.daemon.jog(op)
+    assert (mechanism.spinner, mechanism.cover) == (1, "hold")
+    reply = built.daemon.home()
+    assert reply["message"] == "cover open, base at its home end-point (release then spin-1)"
+    assert (mechanism.spinner, mechanism.cover) == (0, "open")
+    summary = built.once(puzzle=3, seed=2)      # the cube turned with the base: the rig kept track of it
+    assert summary["outcome"] == "done" and summary["solved"], summary.get("error")
+
+
+def test_flip_spin_servos_off_and_on(build):
+    built = build(rig=FLIP_SPIN)
+    board = built.simulation.firmware
+    built.daemon.set_motors(False)
+    assert board.info()["targets"][:2] == [0, 0] and built.daemon.status()["motors_on"] is False
+    built.daemon.set_motors(True)
+    assert all(board.info()["targets"][:2]) and built.simulation.firmware.mechanism.cover == "open"
+    assert built.daemon.jog("flip")["outcome"] == "done"
+
 
 class HeldMotion:
     """A motion whose jog waits until released (or e-stopped): a jog caught in the middle."""

@@ -1,7 +1,9 @@
 """Dashboard API: runs, history, validation, auth, WebSocket events and camera frames."""
 
 import asyncio
+import contextlib
 import re
+import socket
 from dataclasses import replace
 
 import pytest
@@ -9,6 +11,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 import solver
+from robot.assemble import listen
 from robot.config import Config
 from robot.errors import ConfigError
 from robot.motion import parse_jog
@@ -27,13 +30,19 @@ def dashboard(daemon, settings: WebSettings = LOCAL) -> TestClient:
     return TestClient(create_app(daemon, settings), headers={INTENT_HEADER: "1"})
 
 
-@pytest.fixture
-def client(tmp_path):
-    daemon = make_daemon(tmp_path)
-    with dashboard(daemon) as client:
+@contextlib.contextmanager
+def serving_client(daemon, settings: WebSettings = LOCAL):
+    """``dashboard(daemon)`` with the daemon at hand as ``client.daemon``; the daemon is closed after."""
+    with dashboard(daemon, settings) as client:
         client.daemon = daemon
         yield client
     daemon.close()
+
+
+@pytest.fixture
+def client(tmp_path):
+    with serving_client(make_daemon(tmp_path)) as client:
+        yield client
 
 
 def jogging_daemon(tmp_path, turn_s=0.0):
@@ -50,11 +59,8 @@ def jogging_daemon(tmp_path, turn_s=0.0):
 
 @pytest.fixture
 def jog_client(tmp_path):
-    daemon = jogging_daemon(tmp_path)
-    with dashboard(daemon) as client:
-        client.daemon = daemon
+    with serving_client(jogging_daemon(tmp_path)) as client:
         yield client
-    daemon.close()
 
 
 def test_start_a_run_and_read_it_back(client):
@@ -411,3 +417,70 @@ def test_every_request_of_the_page_carries_the_header():
     scripts = {path.name: path.read_text() for path in STATIC_DIR.glob("*.js")}
     assert [name for name, text in scripts.items() if "fetch(" in text] == ["api.js"]
     assert '"X-Robotd": "1"' in scripts["api.js"]
+
+
+# ---------------------------------------------------------------- found by fuzzing (tests/test_web_fuzz.py)
+
+@pytest.mark.parametrize("body, words", [({"seed": "5"}, "seed: Input should be a valid integer"),
+                                         ({"moves": True}, "moves: Input should be a valid integer"),
+                                         ({"seed": 4, "puzzle": "2"}, "puzzle: Input should be 2 or 3")])
+def test_run_options_of_another_json_type_are_422_not_converted(client, body, words):
+    """``{"moves": true}`` used to start a run scrambled by one random move."""
+    reply = client.post("/api/runs", json=body)
+    assert reply.status_code == 422 and reply.json()["detail"].startswith(words), reply.json()
+    assert client.daemon.runner.phase == "idle" and client.daemon.history.list_runs(10, 0, None) == []
+
+
+def test_a_calibration_update_with_an_unknown_field_is_422_naming_it(client):
+    reply = client.put("/api/calibration", json={"views": {}, "colours": {}})
+    assert reply.status_code == 422 and reply.json()["detail"] == "colours: Extra inputs are not permitted"
+    reply = client.put("/api/calibration", json={"views": "corners"})
+    assert reply.status_code == 422 and reply.json()["detail"].startswith("views: Input should be a valid dictionary")
+
+
+@pytest.mark.parametrize("method, path, allow", [("GET", "/api/stop", "POST"), ("GET", "/api/jog", "POST"),
+                                                 ("DELETE", "/api/runs/1", "GET"), ("PUT", "/api/status", "GET"),
+                                                 ("POST", "/api/calibration", "GET, PUT")])
+def test_a_method_an_api_path_does_not_take_is_405_with_allow(client, method, path, allow):
+    """Not the static page's 404, which said that the path does not exist."""
+    reply = client.request(method, path)
+    assert reply.status_code == 405 and reply.headers["allow"] == allow
+    assert reply.json()["detail"].startswith(path.replace("/1", "/{run_id}") + " takes ")
+    assert client.get("/api/nope").status_code == 404 and client.get("/").status_code == 200
+
+
+def test_the_openapi_description_declares_every_refusal_with_its_body(client):
+    spec = client.get("/openapi.json").json()
+    problem = {"$ref": "#/components/schemas/Problem"}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            replies = operation["responses"]
+            assert "400" in replies, (method, path)     # every request can be refused for its Host
+            assert method == "get" or {"403", "413"} <= set(replies), (method, path)
+            for code in (code for code in replies if code >= "400"):
+                assert replies[code]["content"]["application/json"]["schema"] == problem, (method, path, code)
+    images = {path: list(spec["paths"][path]["get"]["responses"]["200"]["content"])
+              for path in ("/api/cameras/{name}/frame.jpg", "/api/scan/overlay.png", "/stream/{name}")}
+    assert images == {"/api/cameras/{name}/frame.jpg": ["image/jpeg"], "/api/scan/overlay.png": ["image/png"],
+                      "/stream/{name}": ["multipart/x-mixed-replace"]}
+
+
+def test_dashboard_connections_send_without_waiting_for_an_ack():
+    """A reply goes out in two writes (headers, body): with Nagle's algorithm on, each reply on a kept-alive
+    connection waited for the client's delayed ACK, 40 ms a request."""
+    async def accepted_nodelay() -> int:
+        accepted = asyncio.get_running_loop().create_future()
+
+        def on_connection(reader, writer):
+            accepted.set_result(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(on_connection, sock=listen("127.0.0.1", 0))
+        _, writer = await asyncio.open_connection(*server.sockets[0].getsockname()[:2])
+        nodelay = await accepted
+        writer.close()
+        server.close()
+        await server.wait_closed()
+        return nodelay
+
+    assert asyncio.run(accepted_nodelay()) != 0

@@ -1,11 +1,11 @@
 """robotd end to end in simulation: real pyserial path to the simulated firmware, rendered camera, history."""
 
+import contextlib
 import json
-import os
 import signal
+import socket
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
@@ -29,6 +29,43 @@ def config(tmp_path, extra="", rig=FAST_RIG):
     path = tmp_path / "robotd.toml"
     path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n{rig}\n{extra}')
     return path
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(tmp_path, extra="", rig=FAST_RIG):
+    """``robotd --sim`` in its own process, its dashboard on a free port: yields the dashboard's URL.
+
+    Its output goes to ``tmp_path / "robotd.log"`` (a pipe nobody reads could fill and block it)."""
+    port = free_port()
+    path = config(tmp_path, f"[web]\nport = {port}\n{extra}", rig)
+    log = tmp_path / "robotd.log"
+    with open(log, "w") as output:
+        process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(path), "--sim"],
+                                   stdout=output, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                assert process.poll() is None, log.read_text()
+                assert time.time() < deadline, "robotd --sim did not start listening"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def once(tmp_path, extra="", **options):

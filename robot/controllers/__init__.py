@@ -61,12 +61,17 @@ def controller_from_config(config: Config, rig, kind: str | None = None) -> Cont
         raise config.error("controller.kind", f"a {kind} controller drives a {wanted} rig, but [rig] kind is "
                            f"{rig.kind!r}")
     if kind != "robotd":
-        serial = config.section("serial")
-        for key in ("timing", "trace"):
-            if key in serial.data:
-                raise config.error(f"serial.{key}", f"applies to robotd's own firmware; a {kind} controller "
-                                   f"takes its timing in [controller.{kind}.timing]")
+        _no_robotd_link_keys(config, kind)
     return Controller(kind, KINDS[kind].settings(config, kind, rig))
+
+
+def _no_robotd_link_keys(config: Config, kind: str) -> None:
+    serial = config.section("serial")
+    for key in ("timing", *robotd.LOG_KEYS):
+        if key in serial.data:
+            instead = (f"takes its timing in [controller.{kind}.timing]" if key == "timing"
+                       else "keeps no trace or fault logs")
+            raise config.error(f"serial.{key}", f"applies to robotd's own firmware; a {kind} controller {instead}")
 
 
 __all__ = ["Controller", "KINDS", "RIGS", "controller_from_config", "ConfigError"]

@@ -127,5 +127,16 @@ def simulator(controller, sim, rig):
         reset_on_open=sim.reset_on_open, boot_ms=50 if sim.reset_on_open else 0)
 
 
+NO_HOME = "a {name} rig has no home switches (robotd never sends {command}): {instead}"
+CANNOT = {
+    "marlin": {"home": NO_HOME.format(name="Marlin", command="G28", instead="switch the motors off, square the "
+                                      "faces by hand, switch them on again")},
+    "grblhal": {"home": NO_HOME.format(name="grblHAL", command="$H", instead="square the faces by hand with the "
+                                       "board switched off, then reconnect"),
+                "motors": "grblHAL switches its drivers itself ($1 = 255 keeps them on, see docs/hardware.md) "
+                          "and takes no command to switch them off"},
+}
+
+
 def motion(controller, link, rig) -> LinkMotion:
-    return LinkMotion(link, rig.motors, rig=rig)
+    return LinkMotion(link, rig.motors, rig=rig, cannot=CANNOT[controller.settings.dialect])

@@ -2,7 +2,9 @@
 
 Its link options stay where they always were: ``[serial] timing`` (the
 link's timeouts, see ``firmware_interface.LinkTiming``) and ``[serial]
-trace`` (a file that records every frame). Dry runs use the Python
+trace`` (a file that records every frame), rotated at ``trace_max_mb``
+with ``trace_backups`` older files; the newest ``keep_fault_logs`` fault
+dumps stay in ``<data_dir>/faults``. Dry runs use the Python
 reference firmware, or the AVR firmware binary under simavr
 (``[sim] firmware = "avr"``).
 """
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
-from firmware_interface import LinkTiming, RigLink, SimulatedFirmware
+from firmware_interface import LinkTiming, LogLimits, RigLink, SimulatedFirmware
 from firmware_interface.avr import AvrFirmware
 
 from ..config import Config
@@ -25,18 +27,30 @@ from ..motion import LinkMotion
 class RobotdSettings:
     timing: dict
     trace: str | None
+    logs: LogLimits = LogLimits()
+
+
+LOG_KEYS = ("trace", "trace_max_mb", "trace_backups", "keep_fault_logs")
+MIB = 1024 * 1024
 
 
 def settings(config: Config, kind: str, rig) -> RobotdSettings:
     serial = config.section("serial")
-    return RobotdSettings(timing=serial.get_table("timing"), trace=serial.get_str("trace", None))
+    defaults = LogLimits()
+    logs = LogLimits(
+        trace_max_bytes=round(serial.get_float("trace_max_mb", defaults.trace_max_bytes / MIB, minval=0.01,
+                                               maxval=1024) * MIB),
+        trace_backups=serial.get_int("trace_backups", defaults.trace_backups, minval=1, maxval=100),
+        fault_logs=serial.get_int("keep_fault_logs", defaults.fault_logs, minval=0, maxval=10_000))
+    return RobotdSettings(timing=serial.get_table("timing"), trace=serial.get_str("trace", None), logs=logs)
 
 
 def open_link(controller, port: str, config: Config, data_dir: Path) -> RigLink:
     options = controller.settings
     try:
         timing = LinkTiming.from_config(options.timing or None, port)
-        return RigLink(port, timing=timing, trace=options.trace, fault_log_dir=Path(data_dir) / "faults")
+        return RigLink(port, timing=timing, trace=options.trace, fault_log_dir=Path(data_dir) / "faults",
+                       log_limits=options.logs)
     except LinkConfigError as error:
         raise ConfigError(f"{config.source}: [serial] {error}") from None
 

@@ -67,31 +67,32 @@ export async function errorMessage(response) {
   return detail;
 }
 
-async function send(path, method, body, key) {
+async function send(path, method, body, key, timeoutMs) {
   const headers = {Accept: "application/json", "X-Robotd": "1"};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (key) headers["X-Api-Key"] = key;
   try {
     return await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-                              cache: "no-store"});
-  } catch {
+                              cache: "no-store", signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined});
+  } catch (error) {
+    if (error.name === "TimeoutError") throw new ApiError(`no answer within ${timeoutMs / 1000} s`);
     throw new ApiError("cannot reach robotd (network error): is it running and is this device on its network?");
   }
 }
 
 /**
- * Call the API and return the parsed JSON body; throws ApiError with a readable message.
- * `path` is relative ("api/status"). A 401 asks for the key and retries once.
+ * Call the API and return the parsed JSON body; throws ApiError with a readable message (status 0: no
+ * answer at all). `path` is relative ("api/status"). A 401 asks for the key and retries once.
  */
-export async function api(path, {method = "GET", body} = {}) {
+export async function api(path, {method = "GET", body, timeoutMs = 0} = {}) {
   let key = storedKey();
-  let response = await send(path, method, body, key);
+  let response = await send(path, method, body, key, timeoutMs);
   if (response.status === 401 && askForKey) {
     const reason = await errorMessage(response);
     const entered = await askForKey(key ? `The saved key was not accepted. ${reason}` : reason);
     if (!entered) throw new ApiError("cancelled: this action needs the API key", 401);
     key = entered;
-    response = await send(path, method, body, key);
+    response = await send(path, method, body, key, timeoutMs);
     storeKey(response.status === 401 ? null : key);
   }
   if (!response.ok) throw new ApiError(await errorMessage(response), response.status);

@@ -5,17 +5,20 @@ import {CalibrationView} from "./calibration.js";
 import {CameraView} from "./cameras.js";
 import {BUSY_PHASES, TERMINAL_PHASES, duration} from "./format.js";
 import {HistoryView} from "./history.js";
+import {RigControls} from "./rig.js";
 import {RunView} from "./runview.js";
 import {LiveSocket} from "./socket.js";
 
 const STATUS_POLL_MS = 10000;
+const STATUS_TIMEOUT_MS = 8000; // a robotd that accepts connections but does not answer counts as lost
 const TICK_MS = 250;
+const RIG_ACTIONS = ["home", "motors on", "motors off", "reconnect"]; // what api/stop calls them under "jogging"
 
 const byId = (id) => document.getElementById(id);
 
 const TABS = ["run", "history", "calibration"];
 
-const page = {status: null, tab: "run", lostConnection: false, skew: null};
+const page = {status: null, tab: "run", lostConnection: false, online: false, lastHeard: null, skew: null};
 const loaded = new Set(); // tabs shown at least once (their data is loaded on first view)
 
 // ---- messages (errors and notices, announced by the aria-live region) ----
@@ -85,14 +88,18 @@ function askForKey(reason) {
 const runView = new RunView({now: serverNow, onPhase, onMessage: showMessage});
 const historyView = new HistoryView({onError: (text) => showMessage("history", "error", text)});
 const cameraView = new CameraView();
+const cameras = () => (page.status ? page.status.cameras : []);
 const calibrationView = new CalibrationView({
-  cameraNames: () => (page.status ? page.status.cameras : []).filter((c) => c.open).map((c) => c.name),
+  cameraNames: () => cameras().filter((c) => c.open).map((c) => c.name),
+  allCameras: () => cameras().map((c) => c.name),
+  onMessage: showMessage,
 });
+const rig = new RigControls({busy: () => runView.busy, onMessage: showMessage, onDone: () => pollStatus()});
 
 function onPhase(phase, event, live) {
   const busy = runView.busy;
-  byId("start").disabled = busy;
-  updateJogButtons();
+  byId("start").disabled = busy || !page.online;
+  rig.update();
   byId("stop").classList.toggle("armed", busy);
   if (!live) return;
   if (phase === "scanning") {
@@ -126,7 +133,7 @@ function showMachine(status) {
     rows.push([`Link ${key.replaceAll("_", " ")}`, plainValue(value)]);
   }
   rows.push(["Cameras", status.camera_ok ? "ok" : "a camera has a problem"]);
-  rows.push(["API key", status.auth_required ? "needed to start runs, jog or change calibration"
+  rows.push(["API key", status.auth_required ? "needed to start runs, move the rig or change calibration"
     : "not needed (local only)"]);
   list.replaceChildren(...rows.map(([name, value]) => {
     const div = document.createElement("div");
@@ -162,7 +169,7 @@ function cameraStreams(restart = false) {
 function applyStatus(status) {
   page.status = status;
   byId("sim-options").hidden = status.mode !== "sim";
-  showJog(status.jog || []);
+  rig.show(status);
   showMachine(status);
   if (cameraView.show(status.cameras || []) && loaded.has("calibration")) {
     calibrationView.load(); // its frames depend on which cameras are open
@@ -170,13 +177,15 @@ function applyStatus(status) {
 }
 
 async function pollStatus() {
-  // while the live connection is down its indicator says so; polling would only repeat it
-  if (document.visibilityState !== "visible" || byId("connection").dataset.state !== "open") return;
+  // while the live connection is down the banner says so; the reconnect brings a fresh snapshot
+  if (document.visibilityState !== "visible" || !page.online) return;
   try {
-    applyStatus(await api("api/status"));
+    applyStatus(await api("api/status", {timeoutMs: STATUS_TIMEOUT_MS}));
+    page.lastHeard = Date.now();
     clearMessage("status");
   } catch (error) {
-    showMessage("status", "error", `Could not read robotd's status: ${error.message}`);
+    if (error.status === 0) socket.drop(`robotd does not answer (${error.message})`);
+    else showMessage("status", "error", `Could not read robotd's status: ${error.message}`);
   }
 }
 
@@ -215,7 +224,7 @@ async function startRun(event) {
   } catch (error) {
     showMessage("start", "error", `Could not start a run: ${error.message}`);
   } finally {
-    button.disabled = runView.busy;
+    button.disabled = runView.busy || !page.online;
   }
 }
 
@@ -223,78 +232,10 @@ async function stopRobot() {
   try {
     const reply = await api("api/stop", {method: "POST"});
     let text = BUSY_PHASES.includes(reply.phase) ? "Stop sent: the run is stopping." : "Stop sent (nothing was running).";
-    if (reply.jogging) text = `Stop sent: the jog ${reply.jogging} is stopping.`;
+    if (reply.jogging) text = `Stop sent: ${RIG_ACTIONS.includes(reply.jogging) ? "" : "the jog "}${reply.jogging} is stopping.`;
     showMessage("stop", "info", text, {autoHideMs: 4000});
   } catch (error) {
     showMessage("stop", "error", `Stop failed: ${error.message}`);
-  }
-}
-
-// ---- jog: one move at a time between runs ----
-
-const FACE_TURN = /^([URFDLB])(['2]?)$/;
-const jog = {shown: "", pending: null};
-
-/** What a jog button does, in words (its title, and its accessible name after the command). */
-function describeJog(command) {
-  const face = FACE_TURN.exec(command);
-  if (face) {
-    const how = {"": "a quarter turn clockwise", "'": "a quarter turn counter-clockwise", 2: "a half turn"}[face[2]];
-    return `turn the ${face[1]} face ${how}`;
-  }
-  const op = /^(spin|turn)([+-])([12])$/.exec(command);
-  if (op) {
-    const what = op[1] === "spin" ? "the whole cube" : "the bottom layer";
-    const way = op[2] === "+" ? "clockwise" : "counter-clockwise";
-    return `turn ${what} ${op[3] === "1" ? "a quarter turn" : "a half turn"} ${way}, seen from below`;
-  }
-  return {flip: "tip the cube over", hold: "close the cover on the upper layers", release: "open the cover"}[command]
-    || command;
-}
-
-function jogButton(command) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.textContent = command;
-  button.dataset.command = command;
-  button.title = describeJog(command);
-  button.setAttribute("aria-label", `${command}: ${describeJog(command)}`);
-  button.addEventListener("click", () => jogRig(command));
-  return button;
-}
-
-/** One button per command robotd accepts; rebuilt only when the list changes (keeps the focus). */
-function showJog(commands) {
-  const key = JSON.stringify(commands);
-  if (key === jog.shown) return;
-  jog.shown = key;
-  const box = byId("jog-buttons");
-  box.dataset.layout = commands.every((c) => FACE_TURN.test(c)) ? "faces" : "ops";
-  box.replaceChildren(...commands.map(jogButton));
-  byId("jog-card").hidden = commands.length === 0;
-  updateJogButtons();
-}
-
-function updateJogButtons() {
-  const busy = runView.busy;
-  for (const button of byId("jog-buttons").querySelectorAll("button")) button.disabled = busy;
-  // while a jog is under way the buttons stay enabled (and focused): further clicks are ignored
-  byId("jog-buttons").setAttribute("aria-busy", String(jog.pending !== null));
-}
-
-async function jogRig(command) {
-  if (jog.pending !== null || runView.busy) return;
-  jog.pending = command;
-  updateJogButtons();
-  try {
-    const reply = await api("api/jog", {method: "POST", body: {command}});
-    showMessage("jog", "info", `Jog ${command}: done in ${duration(reply.seconds)}.`, {autoHideMs: 4000});
-    pollStatus(); // the machine panel shows where the rig is now
-  } catch (error) {
-    showMessage("jog", "error", `Jog ${command} failed: ${error.message}`);
-  } finally {
-    jog.pending = null;
-    updateJogButtons();
   }
 }
 
@@ -333,14 +274,40 @@ function setUpTabs() {
 
 // ---- the live connection ----
 
+function clockTime(ms) {
+  return new Date(ms).toLocaleTimeString(undefined, {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+}
+
+/** Live or not: offline, the banner says since when the page shows old news, and nothing can be started. */
+function setOnline(online) {
+  page.online = online;
+  document.body.dataset.connection = online ? "live" : "lost";
+  byId("start").disabled = runView.busy || !online;
+  rig.setOnline(online);
+  calibrationView.setOnline(online);
+}
+
 function showConnection(state, detail) {
   const box = byId("connection");
   const text = byId("connection-text");
   box.dataset.state = state;
-  if (state === "open") text.textContent = "live";
-  else if (state === "connecting") text.textContent = "connecting…";
-  else text.textContent = `offline: ${detail.why}; retrying in ${detail.seconds.toFixed(1)} s`;
-  if (state === "waiting") page.lostConnection = true;
+  if (state === "open") {
+    text.textContent = "live";
+    page.lastHeard = Date.now();
+  } else if (state === "connecting") {
+    text.textContent = "connecting…";
+  } else {
+    text.textContent = `offline, retry in ${Math.ceil(detail.seconds)} s`;
+    page.lostConnection = true;
+  }
+  const lost = state === "waiting" || (state === "connecting" && page.lostConnection);
+  setOnline(state === "open");
+  byId("offline").hidden = !lost;
+  if (state === "waiting") {
+    const since = page.lastHeard ? ` The page shows the state of ${clockTime(page.lastHeard)}, not the live one.` : "";
+    byId("offline-text").textContent = `Not connected to robotd (${detail.why}).${since} Starting runs and ` +
+      `moving the rig wait for the connection; Stop is still sent. Trying again in ${detail.seconds.toFixed(0)} s.`;
+  }
 }
 
 const socket = new LiveSocket({
@@ -358,7 +325,11 @@ const socket = new LiveSocket({
   },
   onEvent(event) {
     noteServerTime(event.t);
-    if (event.run_id === null || event.run_id === undefined) return; // a jog's events: its reply tells the outcome
+    page.lastHeard = Date.now();
+    if (event.run_id === null || event.run_id === undefined) { // a jog or rig action (maybe from another page)
+      if (event.kind === "jog" || event.kind === "rig") pollStatus();
+      return;
+    }
     runView.apply(event, true);
   },
 });
@@ -369,9 +340,8 @@ setKeyPrompt(askForKey);
 setUpTabs();
 byId("start-form").addEventListener("submit", startRun);
 byId("stop").addEventListener("click", stopRobot);
-document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape" && !event.repeat) stopRobot(); // Esc always stops, wherever the focus is
-});
+byId("offline-retry").addEventListener("click", () => socket.now());
+setOnline(false);
 document.addEventListener("visibilitychange", () => {
   cameraStreams();
   if (document.visibilityState === "visible") socket.now();

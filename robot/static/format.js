@@ -50,7 +50,7 @@ export function describeEvent(event) {
     case "scan_failed":
       return `scan attempt ${d.attempt} failed: ${d.message}` + (d.kept ? ` (kept in ${d.kept})` : "");
     case "solution":
-      return `solution: ${d.htm} moves HTM, ${d.qtm} QTM, found in ${duration(d.seconds)}` +
+      return `solution${d.solver ? " by " + d.solver : ""}: ${d.htm} moves HTM, ${d.qtm} QTM, found in ${duration(d.seconds)}` +
         (d.estimated_s ? `; motors ≈ ${duration(d.estimated_s)}` : "");
     case "move":
       return `${d.command}  (${d.done_moves}/${d.total_moves} moves)`;
@@ -62,6 +62,8 @@ export function describeEvent(event) {
       return `error: ${d.message}`;
     case "stopped":
       return `stopped: ${d.message}`;
+    case "rig":
+      return `${d.action}: ${d.outcome}${d.message ? " — " + d.message : ""}`;
     default:
       return event.kind;
   }

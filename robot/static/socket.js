@@ -2,7 +2,8 @@
 //
 // The server sends a snapshot first, then one event per message. It closes a
 // client that falls behind (code 1013); the next connection's snapshot
-// rebuilds the view, so every reconnect simply starts from a snapshot.
+// rebuilds the view, so every reconnect simply starts from a snapshot. The
+// wait before the next attempt doubles each time (0.5 s up to 15 s).
 
 const FIRST_DELAY_S = 0.5;
 const MAX_DELAY_S = 15;
@@ -67,5 +68,14 @@ export class LiveSocket {
     if (this.socket) return;
     this.delay = FIRST_DELAY_S;
     this.start();
+  }
+
+  /** Give up on a connection that looks open but gets no answers (robotd hangs): reconnect with backoff. */
+  drop(why) {
+    const socket = this.socket;
+    if (!socket) return;
+    this.socket = null;
+    socket.close();
+    this.retry(why);
   }
 }

@@ -1,0 +1,121 @@
+"""Screenshots of the dashboard for the docs, at a phone's width and at a desktop's; prints one JSON object.
+
+    python bench/dashboard_shots.py [--out docs/img]
+
+Starts ``robotd --sim`` on a free port (slow motors, so that a run is caught mid-way), opens the dashboard
+in headless Chromium (the system ``chromium``, driven by playwright) and writes:
+
+- ``dashboard-360.png``: 360x740, a 3x3x3 run executing (the sticky top bar with the stop button, the net,
+  the current move);
+- ``dashboard-360-calibration.png``: 360x740, the calibration tab with a face's corners open for editing;
+- ``dashboard-desktop.png``: 1280x800, the same run.
+
+The JSON says each file's size and the lowest text contrast measured on each shot (tests/page_checks.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from page_checks import CONTRAST  # noqa: E402
+
+CONFIG = """[robotd]
+data_dir = "{data}"
+[rig]
+quarter_turn_s = 0.4
+half_turn_s = 0.6
+settle_s = 0.0
+[web]
+port = {port}
+"""
+CHROMIUM = "/usr/bin/chromium"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_robotd(directory: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    config = directory / "robotd.toml"
+    config.write_text(CONFIG.format(data=directory / "data", port=port))
+    log = open(directory / "robotd.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(config), "--sim"], cwd=ROOT,
+                               stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url + "api/status", timeout=2).read()
+            return process, url
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"robotd --sim did not start; see {directory / 'robotd.log'}")
+
+
+def shoot(page, path: Path) -> dict:
+    page.screenshot(path=str(path))
+    lowest = page.evaluate(CONTRAST)["lowest"]
+    return {"file": str(path.relative_to(ROOT)), "bytes": path.stat().st_size,
+            "lowest_contrast": lowest["ratio"] if lowest else None}
+
+
+def mid_run(page, url: str) -> None:
+    """Open the dashboard and start a 3x3x3 run; back once the motors turn and a few moves are done."""
+    page.goto(url)
+    page.wait_for_selector('#connection[data-state="open"]')
+    if page.get_attribute("#phase", "data-phase") != "executing":
+        page.select_option("#puzzle", "3")
+        page.fill("#seed", "11")
+        page.click("#start")
+    page.wait_for_function("() => document.querySelectorAll('#moves li.done').length >= 3", timeout=90_000)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    parser.add_argument("--quick", action="store_true", help="accepted for the bench convention; always quick")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    from playwright.sync_api import sync_playwright
+
+    shots = {}
+    with tempfile.TemporaryDirectory() as folder:
+        process, url = start_robotd(Path(folder))
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+                phone = browser.new_page(viewport={"width": 360, "height": 740})
+                mid_run(phone, url)
+                shots["phone"] = shoot(phone, args.out / "dashboard-360.png")
+                desktop = browser.new_page(viewport={"width": 1280, "height": 800})
+                mid_run(desktop, url)
+                shots["desktop"] = shoot(desktop, args.out / "dashboard-desktop.png")
+                phone.click("#tab-calibration")
+                phone.wait_for_function("() => (document.querySelector('.calibration-view img') || {}).naturalWidth > 0")
+                phone.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
+                phone.locator("#corner-0-0-x").scroll_into_view_if_needed()
+                shots["calibration"] = shoot(phone, args.out / "dashboard-360-calibration.png")
+                browser.close()
+        finally:
+            process.terminate()
+            process.wait(10)
+    print(json.dumps({"bench": "dashboard_shots", "shots": shots}))
+
+
+if __name__ == "__main__":
+    main()
