@@ -1,4 +1,4 @@
-"""``python -m solver``: solve, scramble, apply moves, build the 2x2 table."""
+"""``python -m solver``: solve, scramble, apply moves, build the 2x2, Skewb and Pyraminx tables."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from .errors import InvalidState
 from .astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT
 from .notation import METRICS
 from .perimeter import DEFAULT_DEPTH, MAX_DEPTH
+from .puzzles import PUZZLES
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m solver", description="robotd cube solver")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("solve", help="solve a facelet string (54 letters: 3x3x3, 24: 2x2x2)")
+    p = sub.add_parser("solve", help="solve a facelet string (54 letters: 3x3x3, 24: 2x2x2; or --puzzle)")
     p.add_argument("--state", required=True, help="facelets in order U R F D L B, any six colour letters")
+    p.add_argument("--puzzle", choices=PUZZLES, help="solve a Skewb or Pyraminx state optimally (docs/solver.md)")
     p.add_argument("--metric", choices=METRICS, default="htm")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--budget-s", type=float, default=DEFAULT_BUDGET_S,
@@ -32,19 +34,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--perimeter", type=int, default=DEFAULT_DEPTH,
                    help=f"3x3x3: depth of the exact table around solved, 0 to {MAX_DEPTH} (0: none; 7 takes 83 MB)")
     p = sub.add_parser("scramble", help="print a seeded random scramble and its state as JSON")
-    p.add_argument("--puzzle", type=int, choices=(2, 3), required=True)
+    p.add_argument("--puzzle", choices=("2", "3", *PUZZLES), required=True)
     p.add_argument("--seed", type=int)
-    p.add_argument("--moves", type=int, help="number of random moves (default: 2x2 random state, 3x3 25)")
+    p.add_argument("--moves", type=int,
+                   help="number of random moves (default: a random state, except 3x3: 25 moves)")
     p = sub.add_parser("apply", help="apply moves to a facelet string and print the result")
     p.add_argument("--state", required=True)
     p.add_argument("--moves", required=True, help="e.g. \"R U2 F'\"")
-    p = sub.add_parser("table", help="build or load the 2x2 distance table and print its statistics")
-    p.add_argument("--puzzle", type=int, choices=(2,), default=2)
-    p.add_argument("--metric", choices=METRICS, default="htm")
+    p.add_argument("--puzzle", choices=PUZZLES, help="a Skewb or Pyraminx state (default: a cube)")
+    p = sub.add_parser("table", help="build or load a distance table and print its statistics")
+    p.add_argument("--puzzle", choices=("2", *PUZZLES), default="2")
+    p.add_argument("--metric", choices=METRICS, default="htm", help="2x2 only")
     return parser
 
 
 def _run(args: argparse.Namespace) -> int:
+    if getattr(args, "puzzle", None) in PUZZLES:
+        return _run_puzzle(args)
     if args.command == "solve":
         solution = api.solve(args.state, args.metric, budget_s=args.budget_s, weight=args.weight,
                              batch=args.batch, max_nodes=args.max_nodes, perimeter=args.perimeter,
@@ -61,7 +67,7 @@ def _run(args: argparse.Namespace) -> int:
                   "raise --budget-s or --weight", file=sys.stderr)
             return 1
     elif args.command == "scramble":
-        print(json.dumps(api.scramble(args.puzzle, args.seed, args.moves)))
+        print(json.dumps(api.scramble(int(args.puzzle), args.seed, args.moves)))
     elif args.command == "apply":
         print(api.apply(args.state, args.moves))
     elif args.command == "table":
@@ -70,6 +76,30 @@ def _run(args: argparse.Namespace) -> int:
         table = load_table(args.metric)
         print(json.dumps({"metric": table.metric, "counts": table.counts,
                           "build_s": round(table.build_s, 3), "cached": table.cached}))
+    return 0
+
+
+def _run_puzzle(args: argparse.Namespace) -> int:
+    """The subcommands for a puzzle of ``solver.puzzles`` (Skewb, Pyraminx)."""
+    from .tables import exact, solving
+    if args.command == "solve":
+        solution = solving.solve(args.puzzle, args.state)
+        if args.json:
+            print(json.dumps(solution.as_dict()))
+            return 0
+        print(solution.text or "(already solved)")
+        name = solution.untracked_name
+        split = f" ({solution.tracked} without {name} + {solution.untracked} {name})" if name else ""
+        print(f"{solution.length} moves{split}")
+    elif args.command == "scramble":
+        print(json.dumps(solving.scramble(args.puzzle, args.seed, args.moves)))
+    elif args.command == "apply":
+        print(solving.apply(args.puzzle, args.state, args.moves))
+    elif args.command == "table":
+        exact.load_table.cache_clear()
+        table = exact.load_table(args.puzzle)
+        print(json.dumps({"puzzle": args.puzzle, "states": sum(table.counts), "gods_number": table.gods_number,
+                          "counts": table.counts, "build_s": round(table.build_s, 3), "cached": table.cached}))
     return 0
 
 
