@@ -19,15 +19,17 @@ from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface import LinkError
 from vision import ScanError, load_calibration, load_view_config, top_face_corners
 
+from . import log_file
 from .calibration_store import CalibrationStore, calibration_at_start
 from .camera import CaptureCamera, RenderedCamera, capture_settings
-from .config import Config, find_config
+from .config import Config
 from .controllers import controller_from_config
 from .daemon import Daemon
 from .errors import ConfigError, RobotError
 from .events import EventBus
 from .history import History
 from .instance_lock import DataDirLock
+from .paths import find_config
 from .rig import rig_from_config
 from .run import Runner
 from .scan_archive import RefusedScans, scan_report
@@ -51,31 +53,47 @@ class Parts:
 
 def load_parts(path, sim: bool, host: str | None = None, port: int | None = None,
                firmware: str | None = None, controller: str | None = None, rig: str | None = None) -> Parts:
-    """Read and validate every section of the config (nothing is opened yet).
+    """Read and validate every section of the config (nothing is opened yet); every problem found is in the
+    one ``ConfigError`` raised at the end.
 
     ``firmware``, ``controller`` and ``rig`` override ``[sim] firmware``,
     ``[controller] kind`` and ``[rig] kind`` (the command line's choices).
     """
-    config = Config.load(find_config(path))
-    parts = Parts(config, daemon_settings(config), _web(config, host, port))
-    parts.sections["run"] = run_settings(config)
-    parts.sections["rig"] = rig = rig_from_config(_overridden(config.section("rig"), "kind", rig))
-    parts.sections["controller"] = controller = controller_from_config(config, rig, controller)
-    parts.sections["sim"] = sim_settings(_overridden(config.section("sim"), "firmware", firmware), rig,
-                                         controller.kind)
+    config = Config.load(find_config(path), collect=True)
+    parts = Parts(config, config.attempt(["robotd"], daemon_settings, config),
+                  config.attempt(["web"], _web, config, host, port))
+    parts.sections["run"] = config.attempt(["solver", "run"], run_settings, config)
+    parts.sections["rig"] = rig = config.attempt(
+        ["rig"], rig_from_config, _overridden(config.section("rig"), "kind", rig))
+    if rig is not None:
+        parts.sections["controller"] = kind = config.attempt(
+            ["controller", "serial"], controller_from_config, config, rig, controller)
+        if kind is not None:
+            parts.sections["sim"] = config.attempt(["sim"], sim_settings, _overridden(
+                config.section("sim"), "firmware", firmware), rig, kind.kind)
+    else:
+        config.skipped.update(("controller", "serial", "sim"))
     parts.sections["port"] = config.section("serial").get_str("port", None)
-    vision = config.section("vision")
-    parts.sections["views"] = vision.get_str("views", None)
-    parts.sections["calibration"] = vision.get_str("calibration", None)
-    if rig.kind == "flip-spin":
-        parts.sections["top_face"] = _top_face(vision)
-        parts.sections["size"] = vision.get_int("size", 3, minval=2, maxval=3)
-    parts.sections["cameras"] = {name: capture_settings(config.section(f"camera.{name}"), name)
-                                 for name in _camera_names(config)}
+    config.attempt(["vision"], _vision, config, parts.sections, rig)
+    parts.sections["cameras"] = {name: config.attempt([f"camera.{name}"], capture_settings,
+                                                      config.section(f"camera.{name}"), name)
+                                 for name in config.attempt(["camera"], _camera_names, config) or []}
     config.check_unused()
-    if not sim:
-        _require_rig_parts(config, parts.sections)
+    if not sim and rig is not None:
+        for problem in _rig_part_problems(config, parts.sections):
+            config.add(ConfigError(problem))
+    config.raise_problems()
     return parts
+
+
+def _vision(config: Config, sections: dict, rig) -> None:
+    """``[vision]``: the view config and colour calibration files; a flip/spin rig's face under its camera."""
+    vision = config.section("vision")
+    sections["views"] = vision.get_str("views", None)
+    sections["calibration"] = vision.get_str("calibration", None)
+    if rig is not None and rig.kind == "flip-spin":
+        sections["top_face"] = _top_face(vision)
+        sections["size"] = vision.get_int("size", 3, minval=2, maxval=3)
 
 
 def _top_face(vision) -> list | None:
@@ -114,22 +132,25 @@ def _camera_names(config: Config) -> list[str]:
     return list(cameras)
 
 
-def _require_rig_parts(config: Config, sections: dict) -> None:
+def _rig_part_problems(config: Config, sections: dict) -> list[str]:
+    """What a real rig needs that the config does not give."""
     where = config.source
     if not sections["port"]:
-        raise ConfigError(f"{where}: [serial] port: required for a real rig (or run robotd --sim)")
+        return [f"{where}: [serial] port: required for a real rig (or run robotd --sim)"]
+    problems = []
     if not sections["cameras"]:
-        raise ConfigError(f"{where}: no [camera.NAME] section: a real rig needs at least one camera")
+        problems.append(f"{where}: no [camera.NAME] section: a real rig needs at least one camera")
     if sections["rig"].kind == "flip-spin":
-        if not sections["top_face"]:
-            raise ConfigError(f"{where}: [vision] top_face: required for a flip/spin rig: the four image corners "
-                              "of the face under its camera (see docs/hardware.md)")
+        if not sections.get("top_face"):
+            problems.append(f"{where}: [vision] top_face: required for a flip/spin rig: the four image corners "
+                            "of the face under its camera (see docs/hardware.md)")
         if len(sections["cameras"]) != 1:
-            raise ConfigError(f"{where}: a flip/spin rig has one camera; found {len(sections['cameras'])} "
-                              "[camera.NAME] sections")
-    elif not sections["views"]:
-        raise ConfigError(f"{where}: [vision] views: required for a real rig: the file that says where each "
-                          "face is in which camera image (see docs/vision.md)")
+            problems.append(f"{where}: a flip/spin rig has one camera; found {len(sections['cameras'])} "
+                            "[camera.NAME] sections")
+    elif not sections.get("views"):
+        problems.append(f"{where}: [vision] views: required for a real rig: the file that says where each "
+                        "face is in which camera image (see docs/vision.md)")
+    return problems
 
 
 def open_history(path) -> History:
@@ -275,6 +296,8 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
     lock.acquire()
     closers: list[Callable] = [lock.release]
     try:
+        handler = log_file.attach(parts.daemon.log_file, parts.daemon.log_level)
+        closers.append(lambda: log_file.detach(handler))
         return _wire(parts, sim, closers)
     except BaseException:
         _close_all(closers)
@@ -396,6 +419,8 @@ def check(path) -> list[str]:
     """Every problem with the config, the camera and the serial port, one line each."""
     try:
         parts = load_parts(path, sim=False)
+    except ConfigError as error:
+        return list(error.problems)
     except RobotError as error:
         return [str(error)]
     problems = []

@@ -24,17 +24,21 @@ from typing import Callable
 
 from . import assemble
 from .camera_probe import camera_lines
-from .errors import RobotError
+from .errors import ConfigError, RobotError
 from .controllers import KINDS as CONTROLLERS
 from .rig import RIG_KINDS
 from .sim import FIRMWARES
 from .summary import format_summary
 
 
+CONFIG_HELP = ("config file (default: $ROBOTD_CONFIG, else /etc/robotd/robotd.toml, then the user's "
+               "~/.config/robotd/robotd.toml)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="robotd", description="Controller for Rubik's-cube solving robots.")
     parser.add_argument("--config", metavar="PATH",
-                        help="config file (default: /etc/robotd/robotd.toml, then ~/.config/robotd/robotd.toml)")
+                        help=CONFIG_HELP)
     parser.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
     parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
     parser.add_argument("--firmware", choices=FIRMWARES,
@@ -55,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     # --config also after the command, without its default hiding one given before it
     after = argparse.ArgumentParser(add_help=False)
     after.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
-                       help="config file (default: /etc/robotd/robotd.toml, then ~/.config/robotd/robotd.toml)")
+                       help=CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("check", parents=[after],
                         help="list the cameras found, validate the config, probe the cameras and serial port")
@@ -76,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.once:
             return _once(args)
         return _serve(args)
+    except ConfigError as error:
+        for problem in error.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 2
     except RobotError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -8,4 +8,12 @@ class RobotError(Exception):
 
 
 class ConfigError(RobotError):
-    """A config file is missing, unreadable, or has an unknown key or a bad value."""
+    """A config file is missing, unreadable, or has unknown keys or bad values.
+
+    ``problems`` lists each one (``FILE:LINE: [section] key: problem``); the
+    message is those lines joined.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        super().__init__(message)
+        self.problems = problems if problems is not None else [message]

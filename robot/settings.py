@@ -7,7 +7,6 @@ no unknown key is left.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,13 +17,9 @@ from solver.perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER, MAX_DEPTH as MA
 
 from .config import Config
 from .history_limits import HistoryLimits
+from .log_file import LogFileSettings
+from .paths import default_data_dir
 from .run import RunSettings
-
-
-def default_data_dir() -> Path:
-    """``$XDG_DATA_HOME/robotd`` (``~/.local/share/robotd`` when unset)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "robotd"
 
 
 @dataclass(frozen=True)
@@ -33,13 +28,16 @@ class DaemonSettings:
     log_level: str
     keep_refused_scans: int = 20
     history: HistoryLimits = HistoryLimits()
+    log_file: LogFileSettings | None = None
 
 
 def daemon_settings(config: Config) -> DaemonSettings:
     """``[robotd]``: where the history lives and how much of it stays, how much goes to the log (stderr /
-    the journal), and how many refused scans stay in ``data_dir/refused-scans`` for bug reports."""
+    the journal, and optionally a rotated file), and how many refused scans stay in ``data_dir/refused-scans``
+    for bug reports."""
     section = config.section("robotd")
     data_dir = section.get_str("data_dir", None)
+    log_file = section.get_str("log_file", None)
     return DaemonSettings(
         data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(),
         log_level=section.get_str("log_level", "info", choices=("debug", "info", "warning", "error")),
@@ -47,7 +45,20 @@ def daemon_settings(config: Config) -> DaemonSettings:
         history=HistoryLimits(
             keep_runs=section.get_int("history_keep_runs", HistoryLimits.keep_runs, minval=1, maxval=10_000_000),
             keep_days=section.get_int("history_keep_days", HistoryLimits.keep_days, minval=0, maxval=36_500)),
+        log_file=LogFileSettings(
+            path=Path(log_file).expanduser(),
+            max_mb=section.get_float("log_max_mb", LogFileSettings.max_mb, minval=0.01, maxval=1024),
+            backups=section.get_int("log_backups", LogFileSettings.backups, minval=1, maxval=100),
+        ) if log_file else _unused(section, "log_max_mb", "log_backups"),
     )
+
+
+def _unused(section, *keys: str) -> None:
+    """Keys that only apply with another: read (so they are not unknown), refused when given."""
+    for key in keys:
+        section.config.used.add(f"{section.name}.{key}")
+        if key in section.data:
+            section.config.report(f"{section.name}.{key}", "applies only with log_file set")
 
 
 def run_settings(config: Config) -> RunSettings:

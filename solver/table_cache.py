@@ -15,15 +15,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+import platformdirs
+
 MAGIC = b"robotd-table\n"
 
 
 def cache_dir() -> Path:
-    """``$ROBOTD_CACHE_DIR``, else ``$XDG_CACHE_HOME/robotd``, else ``~/.cache/robotd``."""
+    """``$ROBOTD_CACHE_DIR``, else the user cache dir (platformdirs: ``$XDG_CACHE_HOME/robotd``, ``~/.cache/robotd``)."""
     if os.environ.get("ROBOTD_CACHE_DIR"):
         return Path(os.environ["ROBOTD_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "robotd"
+    return platformdirs.user_cache_path("robotd")
 
 
 def read_table(name: str) -> tuple[dict, bytes] | None:

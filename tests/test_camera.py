@@ -72,7 +72,7 @@ def test_bad_camera_options_name_the_key(text, message):
 def test_unknown_camera_key_is_an_error_with_the_known_ones():
     config = Config(tomllib.loads('[camera.cam]\ndevice = "/dev/video0"\nexposre = 100\n'))
     capture_settings(config.section("camera.cam"), "cam")
-    with pytest.raises(ConfigError, match=r"unknown option 'camera.cam.exposre' \(known here: .*exposure.*\)"):
+    with pytest.raises(ConfigError, match=r"\[camera.cam\] exposre: unknown option \(known here: .*exposure.*\)"):
         config.check_unused()
 
 

@@ -34,7 +34,7 @@ def once(tmp_path, extra="", controller=None, **options):
      "two faces share an axis"),
     ('[controller]\nkind = "grblhal"\n[controller.grblhal]\naxes = {U="X", R="Y"}', "missing F, D, L, B"),
     ('[controller]\nkind = "marlin"\n[controller.marlin]\nunits_per_quarter = 0', "must be more than 0"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin]\nspeed = 3', "unknown option 'controller.marlin.speed'"),
+    ('[controller]\nkind = "marlin"\n[controller.marlin]\nspeed = 3', "[controller.marlin] speed: unknown option"),
     ('[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilence = -1', "positive number of seconds"),
     ('[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilense = 1', "[controller.marlin.timing] silense: unknown key"),
     ('[controller]\nkind = "marlin"\n[serial.timing]\nsilence = 0.5', "[serial] timing: applies to robotd"),

@@ -288,9 +288,9 @@ def test_rig_stepper_config_is_read_and_checked(tmp_path):
     assert rig.stepper["R"] == (800, 30000, 1999950) and rig.stepper["U"] == (400, 30000, 1999950)
     assert _rig(tmp_path, "[rig]\n").stepper is None
     for text, words in [("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\naccel = 5\nspeed = 3\n",
-                         r"line 5: \[rig.stepper\] speed: unknown key"),
+                         r":5: \[rig.stepper\] speed: unknown key"),
                         ("[rig.stepper]\nsteps_per_quarter = 0\nmax_rate = 100\naccel = 5\n",
-                         r"line 2: \[rig.stepper\] steps_per_quarter: must be a whole number of steps 1..20000"),
+                         r":2: \[rig.stepper\] steps_per_quarter: must be a whole number of steps 1..20000"),
                         ("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\n", r"needs accel"),
                         ("[rig.stepper]\nsteps_per_quarter = 400\naccel = 5\n"
                          "[rig.stepper.max_rate]\nU = 1\n", r"max_rate\]?:? needs all six faces")]:

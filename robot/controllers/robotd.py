@@ -11,7 +11,7 @@ reference firmware, or the AVR firmware binary under simavr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
@@ -42,7 +42,25 @@ def settings(config: Config, kind: str, rig) -> RobotdSettings:
                                                maxval=1024) * MIB),
         trace_backups=serial.get_int("trace_backups", defaults.trace_backups, minval=1, maxval=100),
         fault_logs=serial.get_int("keep_fault_logs", defaults.fault_logs, minval=0, maxval=10_000))
-    return RobotdSettings(timing=serial.get_table("timing"), trace=serial.get_str("trace", None), logs=logs)
+    return RobotdSettings(timing=_timing(config), trace=serial.get_str("trace", None), logs=logs)
+
+
+def _timing(config: Config) -> dict:
+    """``[serial.timing]``: the keys given, each checked with its line (the link's defaults for its port
+    fill in the rest when it opens); an unknown key is left to ``Config.check_unused``."""
+    section = config.section("serial.timing")
+    given = {}
+    for field in fields(LinkTiming):
+        config.used.add(f"serial.timing.{field.name}")
+        if field.name in section.data:
+            whole = field.type == "int"
+            given[field.name] = (section.get_int(field.name, minval=1) if whole
+                                 else section.get_float(field.name, above=0))
+    try:
+        LinkTiming.from_config({k: v for k, v in given.items() if v is not None})
+    except LinkConfigError as error:
+        section.config.report("serial.timing", str(error).removeprefix("link timing: "))
+    return given
 
 
 def open_link(controller, port: str, config: Config, data_dir: Path) -> RigLink:
