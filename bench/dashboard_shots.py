@@ -2,7 +2,7 @@
 
     python bench/dashboard_shots.py [--out docs/img]
 
-Starts ``robotd --sim`` on a free port (slow motors, so that a run is caught mid-way), opens the dashboard
+Starts ``robotd --sim`` on a free port (``tests/test_robotd.serving``; slow motors, so that a run is caught mid-way), opens the dashboard
 in headless Chromium (the system ``chromium``, driven by playwright) and writes:
 
 - ``dashboard-360.png``: 360x740, a 3x3x3 run executing (the sticky top bar with the stop button, the net,
@@ -17,60 +17,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+# run as a script, this folder comes first on sys.path, and bench/serial.py would shadow pyserial
+sys.path[0] = str(ROOT)
+sys.path.insert(1, str(ROOT / "tests"))      # page_checks, and test_robotd's serving
 
-from page_checks import CONTRAST  # noqa: E402
+from page_checks import CONTRAST, chromium_path  # noqa: E402
+from test_robotd import serving  # noqa: E402
 
-CONFIG = """[robotd]
-data_dir = "{data}"
+SLOW_RIG = """
 [rig]
 quarter_turn_s = 0.4
 half_turn_s = 0.6
 settle_s = 0.0
-[web]
-port = {port}
 """
-CHROMIUM = "/usr/bin/chromium"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_robotd(directory: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    config = directory / "robotd.toml"
-    config.write_text(CONFIG.format(data=directory / "data", port=port))
-    log = open(directory / "robotd.log", "w")
-    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(config), "--sim"], cwd=ROOT,
-                               stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url + "api/status", timeout=2).read()
-            return process, url
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"robotd --sim did not start; see {directory / 'robotd.log'}")
 
 
 def shoot(page, path: Path) -> dict:
     page.screenshot(path=str(path))
     lowest = page.evaluate(CONTRAST)["lowest"]
-    return {"file": str(path.relative_to(ROOT)), "bytes": path.stat().st_size,
+    return {"file": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path), "bytes": path.stat().st_size,
             "lowest_contrast": lowest["ratio"] if lowest else None}
 
 
@@ -94,26 +64,24 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     shots = {}
-    with tempfile.TemporaryDirectory() as folder:
-        process, url = start_robotd(Path(folder))
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                phone = browser.new_page(viewport={"width": 360, "height": 740})
-                mid_run(phone, url)
-                shots["phone"] = shoot(phone, args.out / "dashboard-360.png")
-                desktop = browser.new_page(viewport={"width": 1280, "height": 800})
-                mid_run(desktop, url)
-                shots["desktop"] = shoot(desktop, args.out / "dashboard-desktop.png")
-                phone.click("#tab-calibration")
-                phone.wait_for_function("() => (document.querySelector('.calibration-view img') || {}).naturalWidth > 0")
-                phone.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
-                phone.locator("#corner-0-0-x").scroll_into_view_if_needed()
-                shots["calibration"] = shoot(phone, args.out / "dashboard-360-calibration.png")
-                browser.close()
-        finally:
-            process.terminate()
-            process.wait(10)
+    executable = chromium_path()
+    if executable is None:
+        sys.exit("no Chromium binary (apt-get install chromium, or set ROBOTD_CHROMIUM)")
+    with tempfile.TemporaryDirectory() as folder, serving(Path(folder), rig=SLOW_RIG) as url:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            phone = browser.new_page(viewport={"width": 360, "height": 740})
+            mid_run(phone, url)
+            shots["phone"] = shoot(phone, args.out / "dashboard-360.png")
+            desktop = browser.new_page(viewport={"width": 1280, "height": 800})
+            mid_run(desktop, url)
+            shots["desktop"] = shoot(desktop, args.out / "dashboard-desktop.png")
+            phone.click("#tab-calibration")
+            phone.wait_for_function("() => (document.querySelector('.calibration-view img') || {}).naturalWidth > 0")
+            phone.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
+            phone.locator("#corner-0-0-x").scroll_into_view_if_needed()
+            shots["calibration"] = shoot(phone, args.out / "dashboard-360-calibration.png")
+            browser.close()
     print(json.dumps({"bench": "dashboard_shots", "shots": shots}))
 
 

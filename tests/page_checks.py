@@ -11,6 +11,19 @@ and measured at each, so a colour pair that only fails half-way through an anima
 
 from __future__ import annotations
 
+import os
+import shutil
+
+
+def chromium_path() -> str | None:
+    """The Chromium the browser tests and the screenshot bench drive: $ROBOTD_CHROMIUM, else the system one."""
+    for candidate in (os.environ.get("ROBOTD_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
+                      shutil.which("chromium-browser")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 CONTRAST = r"""() => {
   const parse = (text) => {
     const m = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)/.exec(text) ||

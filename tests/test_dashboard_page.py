@@ -5,9 +5,7 @@ playwright's Python API against a real uvicorn server on a free port; they skip
 with the reason when playwright or a Chromium binary is missing.
 """
 
-import os
 import re
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -24,7 +22,7 @@ from robot.motion import parse_jog
 from robot.web import STATIC_DIR, WebSettings, create_app
 from solver.notation import MOVE_NAMES
 
-from page_checks import CONTRAST, OVERLAPS
+from page_checks import CONTRAST, OVERLAPS, chromium_path
 from robot_doubles import KEY, acting_daemon, calibrating_daemon, make_daemon, scanning_daemon, wait_done
 from test_robotd import free_port, serving
 
@@ -85,14 +83,6 @@ def test_every_element_the_scripts_look_up_is_in_the_page():
 
 
 # ---------------------------------------------------------------- in a real browser
-
-def chromium_path() -> str | None:
-    for candidate in (os.environ.get("ROBOTD_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
-                      shutil.which("chromium-browser")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
 
 @pytest.fixture(scope="module")
 def browser():
