@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.batch import Puzzle, apply_all_moves, one_hot, state_keys, to_cubie  # noqa: E402
-from solver.cubie import move_cube  # noqa: E402
-from solver.scramble import random_states  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle, apply_all_moves, one_hot, state_keys, to_cubie  # noqa: E402
+from solver.puzzles.cube.cubie import move_cube  # noqa: E402
+from solver.puzzles.cube.scramble import random_states  # noqa: E402
 
 
 def median_seconds(fn, repeats: int) -> float:

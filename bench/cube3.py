@@ -25,13 +25,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.astar import DEFAULT_BATCH, DEFAULT_WEIGHT, search  # noqa: E402
-from solver.batch import Puzzle, to_cubie  # noqa: E402
-from solver.cubie import apply_moves_cubie  # noqa: E402
-from solver.heuristic import load_model, model_dir  # noqa: E402
-from solver.notation import move_length, simplify_moves  # noqa: E402
-from solver.perimeter import DEFAULT_DEPTH, MAX_DEPTH, exact_distance, load_perimeter  # noqa: E402
-from solver.scramble import random_scrambles, random_states  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle, to_cubie  # noqa: E402
+from solver.puzzles.cube.cubie import apply_moves_cubie  # noqa: E402
+from solver.puzzles.cube.notation import move_length, simplify_moves  # noqa: E402
+from solver.puzzles.cube.scramble import random_scrambles, random_states  # noqa: E402
+from solver.search.astar import DEFAULT_BATCH, DEFAULT_WEIGHT, search  # noqa: E402
+from solver.search.heuristic import load_model, model_dir  # noqa: E402
+from solver.search.perimeter import DEFAULT_DEPTH, MAX_DEPTH, exact_distance, load_perimeter  # noqa: E402
 
 
 def test_sets(short: int, uniform: int) -> dict[str, np.ndarray]:

@@ -21,10 +21,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.cube3 import run_set  # noqa: E402
-from solver.batch import Puzzle  # noqa: E402
-from solver.heuristic import load_model  # noqa: E402
-from solver.perimeter import DEFAULT_DEPTH, load_perimeter  # noqa: E402
-from solver.scramble import random_scrambles, random_states  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle  # noqa: E402
+from solver.puzzles.cube.scramble import random_scrambles, random_states  # noqa: E402
+from solver.search.heuristic import load_model  # noqa: E402
+from solver.search.perimeter import DEFAULT_DEPTH, load_perimeter  # noqa: E402
 
 
 def numbers(text: str, kind):

@@ -123,7 +123,8 @@ def stalled_client(base: str) -> socket.socket:
 def delivery(received: list) -> dict:
     seqs = [m["seq"] for _, m in received]
     delays = sorted(t - m["t"] for t, m in received)
-    return {"events": len(seqs), "in_order_no_gap": seqs == list(range(seqs[0], seqs[0] + len(seqs))) if seqs else False,
+    in_order = seqs == list(range(seqs[0], seqs[0] + len(seqs))) if seqs else False
+    return {"events": len(seqs), "in_order_no_gap": in_order,
             "delay_ms_median": round(statistics.median(delays) * 1000, 2) if delays else None,
             "delay_ms_p99": round(delays[int(0.99 * (len(delays) - 1))] * 1000, 2) if delays else None}
 

@@ -2,7 +2,8 @@
 
     python bench/dashboard_shots.py [--out docs/img]
 
-Starts ``robotd --sim`` on a free port (``tests/test_robotd.serving``; slow motors, so that a run is caught mid-way), opens the dashboard
+Starts ``robotd --sim`` on a free port (``tests/test_robotd.serving``; slow motors, so that a run is caught
+mid-way), opens the dashboard
 in headless Chromium (the system ``chromium``, driven by playwright) and writes:
 
 - ``dashboard-360.png``: 360x740, a 3x3x3 run executing (the sticky top bar with the stop button, the net,

@@ -1,4 +1,4 @@
-"""Steps per second of the Gymnasium environments (solver.learning): vectorised (N puzzles) and single.
+"""Steps per second of the Gymnasium environments (solver.learning.envs): vectorised (N puzzles) and single.
 
 Prints one JSON object. Random actions; the vectorised figure counts puzzle
 steps (N per call), autoresets included; median of 5 runs.
@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from solver.learning import ENV_IDS, PuzzleEnv, PuzzleVectorEnv
+from solver.learning.envs import ENV_IDS, PuzzleEnv, PuzzleVectorEnv
 
 
 def _vector_rate(puzzle: str, count: int, steps: int) -> float:

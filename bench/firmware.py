@@ -45,7 +45,7 @@ from firmware_interface.avr import AvrFirmware, build  # noqa: E402
 from firmware_interface.firmware import profile_seconds  # noqa: E402
 from firmware_interface.protocol import Command, Estop, Hello, Ping, StatusQuery  # noqa: E402
 from solver import scramble, solve  # noqa: E402
-from solver.notation import parse_moves  # noqa: E402
+from solver.puzzles.cube.notation import parse_moves  # noqa: E402
 
 F_CPU = 16_000_000
 FACES = "URFDLB"
@@ -55,7 +55,8 @@ RATE, ACCEL = 20000, 1_000_000                 # its motors: steps/s, steps/s² 
 
 def flash_and_ram(elf: Path) -> dict:
     sections = {}
-    for line in subprocess.run(["avr-size", "-A", str(elf)], capture_output=True, text=True, check=True).stdout.splitlines():
+    sizes = subprocess.run(["avr-size", "-A", str(elf)], capture_output=True, text=True, check=True).stdout
+    for line in sizes.splitlines():
         parts = line.split()
         if len(parts) >= 2 and parts[0].startswith(".") and parts[1].isdigit():
             sections[parts[0]] = int(parts[1])

@@ -47,12 +47,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != REPO / "bench"]
 
 import solver  # noqa: E402
+from robot.flipspin import HOME, FlipSpinRig, FlipSpinTiming, plan_naive, plan_optimal, plan_scan, rig_solution  # noqa: E402
 from robot.flipspin.pose import ROBOT_MOVES  # noqa: E402
-from robot.flipspin import (HOME, FlipSpinRig, FlipSpinTiming, plan_naive, plan_optimal, plan_scan,  # noqa: E402
-                            rig_solution)
-from solver.cubie import from_facelets  # noqa: E402
-from solver.notation import format_moves  # noqa: E402
-from solver.twophase import prepare, solve_two_phase  # noqa: E402
+from solver.puzzles.cube.cubie import from_facelets  # noqa: E402
+from solver.puzzles.cube.notation import format_moves  # noqa: E402
+from solver.search.twophase import prepare, solve_two_phase  # noqa: E402
 
 ANCHOR_ROBOT_MOVES_PER_MOVE = 1.85
 TWO_PHASE_BUDGET_S = 0.5  # it stops at 22 moves or fewer, mostly within 0.1 s

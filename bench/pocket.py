@@ -4,7 +4,7 @@
 
 Cold builds run in a fresh temporary cache directory, so the user's cache is
 left alone. Solve times are per state, end to end from a facelet string
-(validation included) and for the table descent alone.
+(validation included) and for the walk down the table alone.
 """
 
 from __future__ import annotations
@@ -19,15 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "tests"))  # puzzle_checks: the exact-table check the Skewb and Pyraminx tests use
 
+from puzzle_checks import all_states_consistent  # noqa: E402
 from solver import apply, solve  # noqa: E402
-from solver.batch import Puzzle, to_cubie  # noqa: E402
-from solver.cubie import from_facelets, to_facelets  # noqa: E402
-from solver.notation import move_length  # noqa: E402
-from solver.pocket import build_table, load_table, metric_moves, neighbour_indices, unpack_mod3  # noqa: E402
-from solver.pocket_coords import STATES, coordinate  # noqa: E402
-from solver.scramble import random_states  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle, to_cubie  # noqa: E402
+from solver.puzzles.cube.cubie import from_facelets, to_facelets  # noqa: E402
+from solver.puzzles.cube.scramble import random_states  # noqa: E402
+from solver.puzzles.pocket import coordinate, model  # noqa: E402
+from solver.tables.exact import load_table  # noqa: E402
 
 
 def timed(fn, *args):
@@ -36,43 +38,33 @@ def timed(fn, *args):
     return result, time.perf_counter() - start
 
 
-def all_states_consistent(metric: str, distance: np.ndarray, packed: bytes) -> bool:
-    """Every non-solved state has a neighbour one closer and none two closer; the packed table agrees."""
-    everyone = np.arange(STATES, dtype=np.int64)
-    closest = np.full(STATES, 255, dtype=np.uint8)
-    for move in metric_moves(metric):
-        np.minimum(closest, distance[neighbour_indices(everyone, move)], out=closest)
-    others = distance > 0
-    return bool((closest[others] == distance[others] - 1).all()
-                and (unpack_mod3(packed) == distance % 3).all())
-
-
 def percentiles_us(seconds: list[float]) -> dict:
     us = np.array(seconds) * 1e6
     return {"median": round(float(np.median(us)), 2), "p99": round(float(np.percentile(us, 99)), 2)}
 
 
 def bench_metric(metric: str, states: list[str], cubes: list) -> dict:
+    puzzle = model(metric)
     load_table.cache_clear()
-    table, cold_s = timed(load_table, metric)
+    table, cold_s = timed(load_table, puzzle)
     assert not table.cached
     load_table.cache_clear()
-    warm, warm_s = timed(load_table, metric)
-    _, distance = build_table(metric)
-    consistent, consistent_s = timed(all_states_consistent, metric, distance, table.packed)
-    solve_s, descent_s, verified = [], [], True
+    warm, warm_s = timed(load_table, puzzle)
+    consistent, consistent_s = timed(all_states_consistent, warm)
+    solve_s, walk_s, verified = [], [], True
     for state, cube in zip(states, cubes):
         solution, seconds = timed(solve, state, metric)
         solve_s.append(seconds)
-        path, seconds = timed(warm.solve, cube)
-        descent_s.append(seconds)
+        index = coordinate(cube)
+        path, seconds = timed(warm.walk, index)
+        walk_s.append(seconds)
         finished = from_facelets(apply(state, solution.text)).is_solved()
-        optimal = move_length(path, metric) == solution.length == distance[coordinate(cube)]
+        optimal = len(path) == solution.length == warm.distance(index)
         verified &= finished and optimal
     return {
-        "cold_build_s": round(cold_s, 3), "bfs_and_pack_s": round(table.build_s, 3),
+        "cold_build_s": round(cold_s, 3), "move_tables_and_bfs_s": round(table.build_s, 3),
         "warm_load_s": round(warm_s, 4), "warm_cached": warm.cached,
-        "solve_us": percentiles_us(solve_s), "descent_us": percentiles_us(descent_s),
+        "solve_us": percentiles_us(solve_s), "walk_us": percentiles_us(walk_s),
         "states_solved": len(states), "verified": bool(verified),
         "all_states_consistent": consistent, "consistency_check_s": round(consistent_s, 3),
         "counts": table.counts,

@@ -33,9 +33,10 @@ from solver.tables.solving import solve  # noqa: E402
 
 LOAD = """
 import json, sys, time
+from solver.puzzles import get_puzzle
 from solver.tables.exact import load_table
 imported = time.perf_counter()
-table = load_table(sys.argv[1])
+table = load_table(get_puzzle(sys.argv[1]))
 print(json.dumps({"load_s": time.perf_counter() - imported, "cached": table.cached}))
 """
 
@@ -61,7 +62,8 @@ def median_us(seconds: list[float]) -> float:
 
 
 def bench_solves(name: str, count: int) -> dict:
-    puzzle, table = get_puzzle(name), load_table(name)
+    puzzle = get_puzzle(name)
+    table = load_table(puzzle)
     rng = np.random.default_rng(2026)
     states = [puzzle.random_state(rng) for _ in range(count)]
     solve(name, states[0])  # warm the piece look-ups
@@ -84,7 +86,7 @@ def bench_solves(name: str, count: int) -> dict:
 
 def bench_puzzle(name: str, builds: int, count: int) -> dict:
     cold, warm = zip(*(cold_and_warm_s(name) for _ in range(builds)))
-    table = load_table(name)
+    table = load_table(get_puzzle(name))
     return {"states": sum(table.counts), "gods_number": table.gods_number, "counts": table.counts,
             "cold_build_s_median": round(float(np.median(cold)), 3), "cold_build_s": [round(s, 3) for s in cold],
             "warm_load_s_median": round(float(np.median(warm)), 3), **bench_solves(name, count)}

@@ -36,10 +36,10 @@ from robot.rig import rig_from_config  # noqa: E402
 from robot.run import RunSettings  # noqa: E402
 from robot.solving import RigSolver, candidate  # noqa: E402
 from solver.api import solve  # noqa: E402
-from solver.batch import Puzzle, to_cubie  # noqa: E402
-from solver.cubie import to_facelets  # noqa: E402
-from solver.notation import parse_moves  # noqa: E402
-from solver.scramble import random_states  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle, to_cubie  # noqa: E402
+from solver.puzzles.cube.cubie import to_facelets  # noqa: E402
+from solver.puzzles.cube.notation import parse_moves  # noqa: E402
+from solver.puzzles.cube.scramble import random_states  # noqa: E402
 
 
 def run_daemon(states: list[str], settings: RunSettings, rig) -> list[dict]:
@@ -64,7 +64,8 @@ def run_neural(states: list[str], settings: RunSettings, rig) -> list[dict]:
     for state in states:
         start = time.perf_counter()
         solution = solve(state, budget_s=settings.solve_budget_s, fallback=None)
-        rows.append(candidate(rig, "neural", solution.moves if solution.found else None, time.perf_counter() - start)[0])
+        seconds = time.perf_counter() - start
+        rows.append(candidate(rig, "neural", solution.moves if solution.found else None, seconds)[0])
     return rows
 
 

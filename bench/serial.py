@@ -33,11 +33,10 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 sys.path.insert(0, str(_HERE.parent))
 
-from firmware_interface import (DeviceReset, DeviceSilent, LinkError, PortError, RigLink,  # noqa: E402
-                                SimulatedFirmware)
+from firmware_interface import DeviceReset, DeviceSilent, LinkError, PortError, RigLink, SimulatedFirmware  # noqa: E402
 from solver import apply  # noqa: E402
-from solver.cubie import solved_facelets  # noqa: E402
-from solver.notation import format_moves  # noqa: E402
+from solver.puzzles.cube.cubie import solved_facelets  # noqa: E402
+from solver.puzzles.cube.notation import format_moves  # noqa: E402
 
 INSTANT = {"quarter_ms": 0, "half_ms": 0, "home_ms": 0}
 LOSSY = {"drop": 0.10, "corrupt": 0.01, "duplicate": 0.01}
@@ -107,7 +106,7 @@ def detection(kind: str, reps: int) -> dict:
     for _ in range(reps):
         faults: list = []
         sim = SimulatedFirmware(timing={"quarter_ms": 20, "half_ms": 30})
-        link = RigLink(sim.start(), on_fault=lambda err: faults.append((time.monotonic(), err)))
+        link = RigLink(sim.start(), on_fault=lambda err, faults=faults: faults.append((time.monotonic(), err)))
         try:
             link.connect()
             link.enable().wait(5)

@@ -26,12 +26,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver import twophase_coords  # noqa: E402
-from solver.batch import Puzzle, to_cubie  # noqa: E402
-from solver.cubie import apply_moves_cubie  # noqa: E402
-from solver.scramble import random_states  # noqa: E402
-from solver.twophase import DEFAULT_MAX_LENGTH, prepare, solve_two_phase  # noqa: E402
-from solver.twophase_tables import CACHE_NAME, load_tables  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle, to_cubie  # noqa: E402
+from solver.puzzles.cube.cubie import apply_moves_cubie  # noqa: E402
+from solver.puzzles.cube.scramble import random_states  # noqa: E402
+from solver.search.twophase import DEFAULT_MAX_LENGTH, prepare, solve_two_phase  # noqa: E402
+from solver.search.twophase import coords as twophase_coords  # noqa: E402
+from solver.search.twophase.tables import CACHE_NAME, load_tables  # noqa: E402
+
 
 def timed(fn, *args, **kwargs):
     start = time.perf_counter()
@@ -42,8 +43,8 @@ def timed(fn, *args, **kwargs):
 WARM_START = """
 import time
 start = time.perf_counter()
-from solver.twophase import prepare
-from solver.twophase_tables import load_tables
+from solver.search.twophase import prepare
+from solver.search.twophase.tables import load_tables
 prepare()
 print(time.perf_counter() - start, load_tables().cached)
 """

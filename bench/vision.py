@@ -56,11 +56,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.vision_cases import (DEFAULT_DEVSET, load_devset, judge, random_face_states,  # noqa: E402
-                                 tally)
-from solver.geometry import FACES  # noqa: E402
-from vision import (PRESETS, ScanError, classify, default_views, detect_grid, render_views,  # noqa: E402
-                    scan_photos, scan_views)
+from bench.vision_cases import DEFAULT_DEVSET, judge, load_devset, random_face_states, tally  # noqa: E402
+from solver.puzzles.cube.geometry import FACES  # noqa: E402
+from vision import PRESETS, ScanError, classify, default_views, detect_grid, render_views, scan_photos, scan_views  # noqa: E402
 from vision.lighting import sticker_colours  # noqa: E402
 from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
@@ -191,7 +189,7 @@ def bench_bins(count: int, seed: int) -> dict:
                 errors.append(error)
             if VERBOSE and check != "ok":
                 print(f"detection {check}: {size}x{size} {light} face {face} {pose}", file=sys.stderr)
-        outcome = judge(lambda: scan_photos(photos), state)
+        outcome = judge(lambda photos=photos: scan_photos(photos), state)
         if VERBOSE and outcome.verdict != "right":
             print(f"bins {outcome.verdict} {size}x{size} {labels}: {outcome.message or outcome.differ}",
                   file=sys.stderr)
@@ -249,9 +247,9 @@ def bench_devset(path: Path) -> dict:
             row["detected"] = sum(len(f) == 1 for f in found)
             photos_found += row["detected"]
             photos_total += len(FACES)
-            outcome = judge(lambda: scan_photos(item.photos), item.answer)
+            outcome = judge(lambda item=item: scan_photos(item.photos), item.answer)
         else:
-            outcome = judge(lambda: classify(item.rgb.tolist()), item.answer)
+            outcome = judge(lambda item=item: classify(item.rgb.tolist()), item.answer)
         row["result"] = outcome.verdict
         row["min_confidence"] = None if outcome.min_confidence is None else round(outcome.min_confidence, 4)
         row["message"] = (outcome.message or (f"differs at {' '.join(outcome.differ)}" if outcome.differ

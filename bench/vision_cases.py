@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
 
-from solver.batch import Puzzle, to_facelet_array
-from solver.geometry import FACES, sticker_name
-from solver.scramble import random_states
+from solver.puzzles.cube.batch import Puzzle, to_facelet_array
+from solver.puzzles.cube.geometry import FACES, sticker_name
+from solver.puzzles.cube.scramble import random_states
 from vision import ScanError
 
 REPO = Path(__file__).resolve().parent.parent

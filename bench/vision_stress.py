@@ -64,12 +64,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.vision_cases import (CONFIDENT, DEFAULT_DEVSET, VERDICTS, judge, load_devset,  # noqa: E402
-                                random_face_states, tally)
+from bench.vision_cases import CONFIDENT, DEFAULT_DEVSET, VERDICTS, judge, load_devset, random_face_states, tally  # noqa: E402
 from solver import InvalidState  # noqa: E402
-from solver.cubie import from_facelets  # noqa: E402
-from solver.facelets import to_face_letters  # noqa: E402
-from solver.geometry import FACES, sticker_name  # noqa: E402
+from solver.puzzles.cube.cubie import from_facelets  # noqa: E402
+from solver.puzzles.cube.facelets import to_face_letters  # noqa: E402
+from solver.puzzles.cube.geometry import FACES, sticker_name  # noqa: E402
 from vision import PRESETS, ScanError, classify, detect_grid, scan_photos  # noqa: E402
 from vision.lab import linear_to_srgb, srgb_to_linear  # noqa: E402
 from vision.render import face_photo_corners, render_face_photo  # noqa: E402
@@ -359,10 +358,10 @@ def main() -> None:
                     skipped.append({"source": source.name, "kind": case.kind, "params": case.params,
                                     "reason": "no grid found on the clean photo to place the blob"})
                     continue
-                call = lambda: scan_photos(photos)  # noqa: E731
+                call = lambda photos=photos: scan_photos(photos)  # noqa: E731
             else:
                 rgb = perturb_rgb(source, case)
-                call = lambda: classify(rgb.tolist())  # noqa: E731
+                call = lambda rgb=rgb: classify(rgb.tolist())  # noqa: E731
             outcome = judge(call, source.truth, case.suspect, args.confident)
             rows.append((source, case, outcome))
             if args.verbose and outcome.verdict != "right":

@@ -18,13 +18,22 @@ docs/protocol.md specifies the wire protocol (versions 1 and 2). Every error is 
 port and the frame, motion or motor involved.
 """
 
-from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError,
-                     PortError, ProtocolVersionError)
+from .errors import (
+    AckTimeout,
+    ConfigError,
+    DeviceFault,
+    DeviceReset,
+    DeviceSilent,
+    HandshakeError,
+    LinkError,
+    PortError,
+    ProtocolVersionError,
+)
 from .faults import FaultConfig, FrameFaults
 from .firmware import MotorTiming
 from .framelog import LogLimits
-from .link import RigLink
 from .grbl_link import GrblLink
+from .link import RigLink
 from .maestro_link import MaestroLink
 from .marlin_link import MarlinLink
 from .protocol import PROTOCOL_VERSION

@@ -44,7 +44,7 @@ def _decode_lines(stream, kinds: Counter, summary: bool) -> None:
             continue
         seconds, direction, raw = entry
         when = "" if seconds is None else f"{seconds:10.4f}"
-        way = DIRECTIONS.get(direction, "?")
+        way = DIRECTIONS.get(direction or "", "?")
         text = raw.decode("latin-1") if direction == "!" else describe(direction, raw)
         kinds[(way, text.split(" ", 1)[0])] += 1
         if not summary:

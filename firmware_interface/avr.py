@@ -21,8 +21,8 @@ import threading
 from pathlib import Path
 
 from .errors import ConfigError
-from .faulty_line import FaultyLine
 from .faults import FaultConfig
+from .faulty_line import FaultyLine
 from .firmware import VirtualCube
 
 FIRMWARE_DIR = Path(os.environ.get("ROBOTD_FIRMWARE_DIR", Path(__file__).resolve().parents[1] / "firmware"))
@@ -113,7 +113,7 @@ class AvrFirmware:
             args.append("--reset-on-open")
         self._proc = subprocess.Popen([*args, str(elf)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        first = self._proc.stdout.readline().split()
+        first = (self._proc.stdout.readline() if self._proc.stdout else "").split()
         if first[:1] != ["PTY"]:
             self.stop()
             raise FirmwareUnavailable(f"the simavr harness did not start (said {' '.join(first)!r})")
@@ -135,7 +135,7 @@ class AvrFirmware:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
 
-    def __enter__(self) -> "AvrFirmware":
+    def __enter__(self) -> AvrFirmware:
         if self._proc is None:
             self.start()
         return self
@@ -144,6 +144,8 @@ class AvrFirmware:
         self.stop()
 
     def _command(self, text: str) -> None:
+        if self._proc is None or self._proc.stdin is None:     # not started, or stopped
+            return
         try:
             self._proc.stdin.write(text + "\n")
             self._proc.stdin.flush()
@@ -153,6 +155,8 @@ class AvrFirmware:
     # ------------------------------------------------------------ what the harness reports
 
     def _read_events(self) -> None:
+        if self._proc is None or self._proc.stdout is None:
+            return
         for line in self._proc.stdout:
             kind, *fields = line.split()
             with self._lock:
@@ -182,7 +186,7 @@ class AvrFirmware:
             self._sync = None
         self._command("SYNC")
         with self._lock:
-            if not self._synced.wait_for(lambda: self._sync is not None, timeout):
+            if not self._synced.wait_for(lambda: self._sync is not None, timeout) or self._sync is None:
                 raise ConfigError("the simavr harness did not answer SYNC")
             return dict(self._sync)
 

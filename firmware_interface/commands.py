@@ -13,11 +13,11 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from solver import InvalidState
-from solver.geometry import FACES
-from solver.notation import parse_moves
+from solver.puzzles.cube.geometry import FACES
+from solver.puzzles.cube.notation import parse_moves
 
 from .errors import ConfigError
-from .steps import JOG_STEPS, MOTOR_ACCEL, MOTOR_STEPS, QUARTER_TURNS, SPEED_MS, Step
+from .steps import JOG_STEPS, MOTOR_ACCEL, MOTOR_STEPS, QUARTER_TURNS, SPEED_MS, Rig, Step
 from .transport import Motion
 
 _SIGNED = {1: 1, 2: 2, 3: -1}     # solver move turns (clockwise quarter turns) → signed quarter turns
@@ -29,6 +29,21 @@ def _integer(value) -> bool:
 
 class RigCommands:
     """TURN, PAIR, HOME, ENABLE, DISABLE, SPEED, and (version 2) PLAN, MOTOR, JOG for a connected link."""
+
+    # What the link this is mixed into provides (see the module docstring).
+    port: str
+    _info: dict | None
+    _motors: tuple[str, ...]
+    _rig: Rig | None
+
+    def _submit(self, make: Callable[[int], Step]) -> Motion:
+        raise NotImplementedError
+
+    def _submit_many(self, makers: list[Callable[[int], Step]], plannable: bool = False) -> list[Motion]:
+        raise NotImplementedError
+
+    def _protocol(self) -> int:
+        raise NotImplementedError
 
     def _motor(self, name: str) -> str:
         if name not in self._motors:
@@ -82,7 +97,9 @@ class RigCommands:
         if not turns:
             return []
         # checked under the link's lock, every entry before anything is queued
-        makers = [lambda mid, item=item: self._turn_step(item)(mid) for item in turns]
+        def maker(item) -> Callable[[int], Step]:
+            return lambda mid: self._turn_step(item)(mid)
+        makers = [maker(item) for item in turns]
         plannable = all(m.isalpha() for m in self._motors)      # PLAN spells motors with letters only
         return self._submit_many(makers, plannable=plannable)
 

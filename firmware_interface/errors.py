@@ -17,6 +17,7 @@ class LinkError(Exception):
         self.port = port
         self.log = log or []
         self.done_through: int | None = None   # last motion id known done when the link failed
+        self.log_path: str | None = None       # where the link saved its fault log, if it did
 
 
 class ConfigError(LinkError):

@@ -59,11 +59,13 @@ class FaultConfig:
     seed: int | None = None
 
     @classmethod
-    def from_config(cls, config: "FaultConfig | dict | None") -> "FaultConfig":
+    def from_config(cls, config: FaultConfig | dict | None) -> FaultConfig:
         """From a mapping: rate keys (drop, corrupt, duplicate, delay, delay_ms) apply to both
         directions unless given in a ``to_device`` or ``to_host`` table; unknown keys are errors."""
-        if config is None or isinstance(config, cls):
-            return config or cls()
+        if config is None:
+            return cls()
+        if isinstance(config, FaultConfig):
+            return config
         both = {k: v for k, v in config.items() if k in (*_RATES, "delay_ms")}
         kwargs: dict = {}
         for key, value in config.items():

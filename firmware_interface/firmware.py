@@ -21,14 +21,36 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from solver import InvalidState
-from solver.cubie import from_facelets, solved_facelets
-from solver.facelets import check_letters
-from solver.geometry import face_turn_permutation
+from solver.puzzles.cube.cubie import from_facelets, solved_facelets
+from solver.puzzles.cube.facelets import check_letters
+from solver.puzzles.cube.geometry import face_turn_permutation
 
 from .errors import ConfigError
-from .protocol import (NO_FAULT, PROTOCOL_VERSION, PROTOCOL_VERSIONS, Ack, Boot, Command, DecodeError, Decoder, Done,
-                       Estop, EstopReply, FaultReport, Hello, HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text,
-                       parse_host, seq_add, seq_diff)
+from .protocol import (
+    NO_FAULT,
+    PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
+    Ack,
+    Boot,
+    Command,
+    DecodeError,
+    Decoder,
+    Done,
+    Estop,
+    EstopReply,
+    FaultReport,
+    Hello,
+    HelloReply,
+    Nak,
+    Ping,
+    Rej,
+    Report,
+    StatusQuery,
+    Text,
+    parse_host,
+    seq_add,
+    seq_diff,
+)
 from .steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step, parse_step
 
 DEFAULT_JOG_STEPS = 200     # steps per quarter turn assumed for JOG on a motor never set up
@@ -62,10 +84,12 @@ class MotorTiming:
     settle_ms: float = 0.0
 
     @classmethod
-    def from_config(cls, config: "MotorTiming | dict | None") -> "MotorTiming":
+    def from_config(cls, config: MotorTiming | dict | None) -> MotorTiming:
         """From a mapping such as a TOML table; an unknown key or a negative time is an error."""
-        if config is None or isinstance(config, cls):
-            return config or cls()
+        if config is None:
+            return cls()
+        if isinstance(config, MotorTiming):
+            return config
         known = [f.name for f in fields(cls)]
         for key, value in config.items():
             if key not in known:
@@ -285,10 +309,10 @@ class Firmware:
     def report(self, token: int | None = None) -> Report:
         code, mid, seq = self.fault or (NO_FAULT, None, None)
         rx = seq_add(self.expected, -1) if self.session is not None else 0
-        extra = {} if token is None else {"en": tuple(m for m in self.rig.motors if m in self.enabled),
-                                          "speed": round(self.quarter_ms)}
+        enabled = None if token is None else tuple(m for m in self.rig.motors if m in self.enabled)
+        speed = None if token is None else round(self.quarter_ms)
         return Report(token, self.boot_id, self.state(), rx, self.done,
-                      len(self.queue) + (self.running is not None), code, mid, seq, **extra)
+                      len(self.queue) + (self.running is not None), code, mid, seq, en=enabled, speed=speed)
 
     def tick(self, now: float) -> None:
         """Advance motors, heartbeat and watchdog to ``now``."""
@@ -321,12 +345,13 @@ class Firmware:
         motors = [m for m, _ in step.turns] or list(step.motors or self.rig.motors)
         if step.verb in ("ENABLE", "DISABLE", "SPEED", "MOTOR"):
             if step.verb == "MOTOR":
-                self.motor_setup[step.motors[0]] = step.setup
+                if step.setup is not None:      # always: parse_step checks a MOTOR step's setup
+                    self.motor_setup[step.motors[0]] = step.setup
             elif step.verb == "ENABLE":
                 self.enabled.update(motors)
             elif step.verb == "DISABLE":
                 self.enabled.difference_update(motors)
-            else:
+            elif step.quarter_ms is not None:   # SPEED, whose quarter_ms parse_step checks
                 ratio = self.timing.half_ms / self.timing.quarter_ms if self.timing.quarter_ms else 1.6
                 self.quarter_ms, self.half_ms = step.quarter_ms, step.quarter_ms * ratio
             self.running = _Running(step, now)

@@ -7,7 +7,7 @@ user. The cube state is the facelet string of the cube as it sits in the world (
   (quarter turns, positive clockwise seen from below, as a D turn goes).
 * The "cover" servo moves the holder and flipper lever; its end-points are open / hold / flip.
 
-Effects, applied when a servo reaches an end-point (``new = old[perm]``, solver/geometry.py):
+Effects, applied when a servo reaches an end-point (``new = old[perm]``, solver/puzzles/cube/geometry.py):
 
 * spinner from end-point p to p+q: with the cover at open the whole cube turns with the base
   (``cube_rotation_permutation("D")`` q mod 4 times); at hold the upper layers are held and the bottom
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.geometry import cube_rotation_permutation, face_turn_permutation
+from solver.puzzles.cube.geometry import cube_rotation_permutation, face_turn_permutation
 
 from .errors import ConfigError
 from .firmware import VirtualCube
@@ -50,8 +50,9 @@ class FlipSpinMechanism:
         if spin_channel == cover_channel:
             raise ConfigError(f"the spin and cover servos need their own channels, both are {spin_channel}")
         self.channels = {"spin": spin_channel, "cover": cover_channel}
-        self.end_points = {"spin": dict(zip(SPIN_POINTS, (spin_ccw_us, spin_home_us, spin_cw_us))),
-                           "cover": dict(zip(COVER_POINTS, (cover_open_us, cover_hold_us, cover_flip_us)))}
+        self.end_points: dict[str, dict[int | str, float]] = {
+            "spin": dict(zip(SPIN_POINTS, (spin_ccw_us, spin_home_us, spin_cw_us))),
+            "cover": dict(zip(COVER_POINTS, (cover_open_us, cover_hold_us, cover_flip_us)))}
         for name, points in self.end_points.items():
             values = sorted(points.values())
             if any(b - a <= 2 * tolerance_us for a, b in zip(values, values[1:])):

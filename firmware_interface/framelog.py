@@ -31,8 +31,28 @@ from datetime import datetime
 from .errors import ConfigError
 from .fault_logs import FaultLogs
 from .framing import MAX_LINE
-from .protocol import (ERROR_CODES, Ack, Boot, Command, DecodeError, Done, Estop, EstopReply, FaultReport, Hello,
-                       HelloReply, Nak, Ping, Rej, Report, StatusQuery, Text, decode_line, parse_device, parse_host)
+from .protocol import (
+    ERROR_CODES,
+    Ack,
+    Boot,
+    Command,
+    DecodeError,
+    Done,
+    Estop,
+    EstopReply,
+    FaultReport,
+    Hello,
+    HelloReply,
+    Nak,
+    Ping,
+    Rej,
+    Report,
+    StatusQuery,
+    Text,
+    decode_line,
+    parse_device,
+    parse_host,
+)
 from .tracefile import TraceFile
 
 HEADER = "# robotd serial log 1"
@@ -133,16 +153,15 @@ def describe(direction: str | None, raw: bytes) -> str:
     if isinstance(item, DecodeError):
         return f"BAD       {item.code}: {item}"
     if direction == ">":
-        m = parse_host(item)
-        return f"BAD       {m}" if isinstance(m, DecodeError) else _host_words(m)
+        host = parse_host(item)
+        return f"BAD       {host}" if isinstance(host, DecodeError) else _host_words(host)
+    device = parse_device(item)
     if direction == "<":
-        m = parse_device(item)
-        return f"BAD       {m}" if isinstance(m, DecodeError) else _device_words(m)
-    m = parse_device(item)     # unknown direction: try both
-    if isinstance(m, DecodeError):
-        m = parse_host(item)
-        return f"BAD       {m}" if isinstance(m, DecodeError) else _host_words(m)
-    return _device_words(m)
+        return f"BAD       {device}" if isinstance(device, DecodeError) else _device_words(device)
+    if isinstance(device, DecodeError):     # unknown direction: try both
+        host = parse_host(item)
+        return f"BAD       {host}" if isinstance(host, DecodeError) else _host_words(host)
+    return _device_words(device)
 
 
 @dataclass(frozen=True)
@@ -170,8 +189,9 @@ class TrafficLog:
     def __init__(self, size: int = 100, trace_path: str | os.PathLike | None = None,
                  limits: LogLimits = LogLimits()):
         self._t0 = time.monotonic()
-        self._rings = {d: deque(maxlen=size) for d in DIRECTIONS}
-        self._trace_path, self._trace = trace_path, None
+        self._rings: dict[str, deque[str]] = {d: deque(maxlen=size) for d in DIRECTIONS}
+        self._trace_path = trace_path
+        self._trace: TraceFile | None = None
         self.limits = limits
 
     def open_trace(self, port: str) -> None:

@@ -10,7 +10,9 @@ Off target while Idle for ``settle`` (long enough for a line still on its
 way to show): the line was lost or garbled, and the move is sent again. It
 is absolute, so this cannot turn a face twice; a face that a garbled line
 turned by mistake is put back first, alone or with its opposite face, so
-that two adjacent faces never move together. A move that runs far longer
+that two adjacent faces never move together. A face beside a turning one
+that moved too cannot be put back safely: two Idle reports in a row that
+agree on it (one could be garbled) end the move with a fault. A move that runs far longer
 than its feed rate allows (a garbled F) is stopped with a feed hold and,
 once held, a soft reset (which grbl takes without an alarm after a
 completed hold); ``$X`` covers a board that locks anyway, then the move is
@@ -22,7 +24,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from solver.geometry import OPPOSITE
+from solver.puzzles.cube.geometry import OPPOSITE
 
 from .errors import ConfigError, DeviceFault
 from .grbl import FEED_HOLD, UNLOCK_LINE, Status, move_line
@@ -45,6 +47,13 @@ class Job:
     asked: bool = False                         # a status query went out since the ok (or the start)
     moved: bool = False                         # a Run or Hold report since the ok
     matched: bool = False                       # one Idle report on target already
+    crossed: tuple[str, str] | None = None      # faces beside the turning ones that the last Idle report moved
+
+    def result(self, **more: object) -> dict:
+        """What a job with a motion (move, mark) resolves it with: its motion id, command and ``more``."""
+        if self.motion is None:
+            raise RuntimeError(f"a {self.kind} job has no motion to resolve")
+        return {"mid": self.motion.mid, "command": self.motion.command, **more}
     off_since: float | None = None              # idle away from the targets since
     attempts: int = 0
     refused: set = field(default_factory=set)   # error codes a line of this job drew
@@ -131,12 +140,15 @@ class Referee:
         if not wrong:
             if job.moved or job.matched:
                 self.session.confirmed = dict(job.goal)
-                self.session.finish(job, {"mid": job.motion.mid, "command": job.motion.command, "line": job.line})
+                self.session.finish(job, job.result(line=job.line))
                 return self.session.start(now)
             job.matched = True
             return
         where = ", ".join(f"{self.session.face_of[a]} at {position[a]:g} (not {job.goal[a]:g})" for a in wrong)
-        crossed = self.crossed(job, position, wrong)
+        crossed, seen_before, job.crossed = self.crossed(job, position, wrong), job.crossed, None
+        if crossed and (crossed, where) != seen_before:
+            job.crossed = (crossed, where)          # a report can be garbled too: the next one must agree
+            return
         if crossed:
             return self.session.fail(DeviceFault(
                 f"{crossed} turned during {job.describe()} (a garbled line: grbl lines have no checksum): two "

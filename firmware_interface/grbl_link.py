@@ -49,6 +49,7 @@ class GrblLink(LinePort):
     """A rig on grblHAL over pyserial. Thread-safe; one I/O thread per link."""
 
     thread_name = "grbl"
+    timing: GrblTiming
 
     def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
                  feed: float = 27000.0, timing: GrblTiming | None = None, tolerance: float | None = None,
@@ -127,13 +128,13 @@ class GrblLink(LinePort):
             self._connected = True
             session = self._session
             self._info = {"port": self.port, "protocol": 1, "dialect": "grblhal", "firmware": session.firmware(),
-                          "motors": list(self.axes), "axes": dict(self.axes), "axis_count": len(session.letters),
+                          "motors": list(self.axes), "axes": dict(self.axes), "axis_count": len(session.letters or ""),
                           "axis_letters": session.letters, "units_per_quarter": self.units_per_quarter,
                           "feed": self.feed, "window": 1, "boot_id": None}
             return dict(self._info)
 
     def _set_up(self) -> None:
-        futures = [Future() for _ in range(4)]
+        futures: list[Future] = [Future() for _ in range(4)]
         jobs = [Job("line", text=BUILD_INFO_LINE, future=futures[0]), Job("unlock", text=UNLOCK_LINE,
                 future=futures[1]), Job("line", text=SETUP_LINE, future=futures[2]), Job("sync", future=futures[3])]
         with self._lock:
@@ -291,7 +292,7 @@ class GrblLink(LinePort):
         self._run_after()
         self._close_port()
 
-    def __enter__(self) -> "GrblLink":
+    def __enter__(self) -> GrblLink:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -77,7 +77,8 @@ class GrblMachine:
         self.line = bytearray()
         self.held, self.hold_until = False, 0.0
         self.run_started, self.elapsed = 0.0, 0.0   # time spent on the head block before a hold
-        self.motion, self.absolute, self.inches, self.inverse = 0, True, False, False
+        self.motion: float = 0
+        self.absolute, self.inches, self.inverse = True, False, False
         self.feed, self.wcs = 0.0, 54
         self.wco_count = 0                          # 0: the next report carries WCO
 

@@ -30,8 +30,19 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
-from .grbl import (CYCLE_START, FEED_HOLD, LINE_NOISE_ERRORS, SOFT_RESET, STATUS_QUERY, Reply, Status, axis_letters,
-                   describe_alarm, describe_error, parse_axes_info)
+from .grbl import (
+    CYCLE_START,
+    FEED_HOLD,
+    LINE_NOISE_ERRORS,
+    SOFT_RESET,
+    STATUS_QUERY,
+    Reply,
+    Status,
+    axis_letters,
+    describe_alarm,
+    describe_error,
+    parse_axes_info,
+)
 from .grbl_jobs import Job, Referee
 
 
@@ -99,10 +110,10 @@ class GrblSession:
         """Machine position of our axes from a report (WPos plus the latest WCO when it gives WPos)."""
         values = status.mpos
         if values is None:
-            wco = status.wco or self.wco
-            if wco is None or len(wco) != len(status.wpos):
+            wpos, wco = status.wpos, status.wco or self.wco
+            if wpos is None or wco is None or len(wco) != len(wpos):
                 return None
-            values = tuple(w + o for w, o in zip(status.wpos, wco))
+            values = tuple(w + o for w, o in zip(wpos, wco))
         letters = (self.letters or axis_letters(len(values)))[:len(values)]
         if any(axis not in letters for axis in self.face_of):
             return None
@@ -111,7 +122,7 @@ class GrblSession:
     def board_axes(self) -> str:
         """The board's axis letters: from ``$I`` (AXS), else as many as the last report has positions."""
         if self.letters is None and self.status is not None:
-            self.letters = axis_letters(len(self.status.mpos or self.status.wpos))
+            self.letters = axis_letters(len(self.status.mpos or self.status.wpos or ()))
         return self.letters or ""
 
     def firmware(self) -> str:
@@ -147,7 +158,7 @@ class GrblSession:
         while self.jobs and self.fault is None:
             job = self.jobs[0]
             if job.kind == "mark":
-                self.finish(job, {"mid": job.motion.mid, "command": job.motion.command})
+                self.finish(job, job.result())
                 continue
             if job.kind == "move":
                 self.referee.begin(job, now)
@@ -252,7 +263,10 @@ class GrblSession:
         self.again(job, describe_error(code), now)
 
     def on_status(self, reply: Reply, now: float) -> None:
-        status = self.status = reply.status
+        status = reply.status
+        if status is None:                      # a status reply always carries one
+            return
+        self.status = status
         self.counters["reports"] += 1
         if status.wco is not None:
             self.wco = status.wco
@@ -346,6 +360,8 @@ class GrblSession:
             self.resolve(future, {"acknowledged_s": round(now - sent, 4), "done_through": self.done_mid})
 
     def estop_tick(self, now: float) -> None:
+        if self.estop is None:
+            return
         future, sent, retry = self.estop
         if now - sent > self.timing.estop_timeout:
             self.estop = None

@@ -71,7 +71,7 @@ class SimulatedGrbl(PtyBoard):
         self.machine = GrblMachine(letters=letters, planner=planner, hold_s=hold_ms / 1000,
                                    start_locked=start_locked, report_wpos=report_wpos, classic=classic,
                                    offsets=offsets, say=self._say, finished=self._finished)
-        self._mangles: list[list] = []              # [find, replace, times left]
+        self._mangles: dict[str, list[list]] = {"to_device": [], "to_host": []}   # [find, replace, times left]
         self._boot(time.monotonic())
 
     # ------------------------------------------------------------ public API
@@ -124,11 +124,11 @@ class SimulatedGrbl(PtyBoard):
         with self._lock:
             self.machine.alarm(code)
 
-    def mangle_next(self, find: str, replace: str, times: int = 1) -> None:
-        """The next ``times`` lines from the host that contain ``find`` arrive with it replaced (a garbled line
-        on cue, on top of any random faults)."""
+    def mangle_next(self, find: str, replace: str, times: int = 1, direction: str = "to_device") -> None:
+        """The next ``times`` lines that contain ``find`` travel with it replaced (a garbled line on cue, on
+        top of any random faults): lines from the host, or with ``direction="to_host"`` the board's replies."""
         with self._lock:
-            self._mangles.append([find.encode("latin-1"), replace.encode("latin-1"), times])
+            self._mangles[direction].append([find.encode("latin-1"), replace.encode("latin-1"), times])
 
     def feed_hold(self) -> None:
         """The feed-hold button (or a ``!`` the wire made): motion pauses until ``~``."""
@@ -147,7 +147,7 @@ class SimulatedGrbl(PtyBoard):
         self._pending_banner = True              # printed once booted and someone listens
 
     def _say(self, line: str) -> None:
-        self._to_host.push(line.encode("ascii") + b"\r\n", time.monotonic())
+        self._to_host.push(self._mangled(line.encode("ascii") + b"\r\n", "to_host"), time.monotonic())
 
     def _finished(self, segment) -> None:
         start, end = segment.start, segment.end
@@ -179,6 +179,8 @@ class SimulatedGrbl(PtyBoard):
             time.sleep(0.0005)
 
     def _cycle(self, now: float) -> None:
+        if self._master is None:        # closed; the loop sees _closed next
+            return
         events = select.poll()
         events.register(self._master, select.POLLIN)
         attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))
@@ -212,7 +214,7 @@ class SimulatedGrbl(PtyBoard):
                     continue
                 self._framing.append(byte)
                 if byte == 0x0A or len(self._framing) > _MAX_LINE:
-                    self._line_to_wire(self._mangled(bytes(self._framing)), now)
+                    self._line_to_wire(self._mangled(bytes(self._framing), "to_device"), now)
                     self._framing.clear()
             self._inbuf.clear()
 
@@ -228,8 +230,8 @@ class SimulatedGrbl(PtyBoard):
             due = max(due, self._wire[-1][0])
         self._wire.append((due, data, from_host))
 
-    def _mangled(self, line: bytes) -> bytes:
-        for mangle in self._mangles:
+    def _mangled(self, line: bytes, direction: str) -> bytes:
+        for mangle in self._mangles[direction]:
             find, replace, times = mangle
             if times and find in line:
                 mangle[2] -= 1

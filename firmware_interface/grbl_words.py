@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 _WORD = re.compile(r"([A-Z])([+-]?(?:\d+\.?\d*|\.\d+))")
-_GROUPS = {0: "motion", 1: "motion", 2: "motion", 3: "motion", 80: "motion", 17: "plane", 18: "plane",
+_GROUPS: dict[float, str] = {0: "motion", 1: "motion", 2: "motion", 3: "motion", 80: "motion", 17: "plane", 18: "plane",
            19: "plane", 20: "units", 21: "units", 90: "distance", 91: "distance", 93: "feed mode",
            94: "feed mode", 4: "non-modal", 53: "non-modal", 92: "non-modal", 92.1: "non-modal",
            **{g: "coordinate system" for g in (54, 55, 56, 57, 58, 59)}}

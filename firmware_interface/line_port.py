@@ -13,16 +13,43 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import Protocol
 
 import serial
 
 from .link import open_serial
+
+
+class PortTiming(Protocol):
+    """What the port code reads of a link's timing (``MarlinTiming``, ``GrblTiming``)."""
+
+    @property
+    def baudrate(self) -> int: ...
+
+    @property
+    def poll(self) -> float: ...
+
+    @property
+    def write_timeout(self) -> float: ...
+
+    @property
+    def reopen_pause(self) -> float: ...
 
 log = logging.getLogger(__name__)
 
 
 class LinePort:
     thread_name = "line link"
+    # set by the link (see the module docstring)
+    port: str
+    timing: PortTiming
+    _lock: threading.Lock
+    _after: list[Callable[[], None]]
+    _ser: serial.Serial | None
+    _thread: threading.Thread | None
+    _closing: bool
+    _rx: bytearray
 
     def _run_after(self) -> None:
         with self._lock:
@@ -55,7 +82,7 @@ class LinePort:
             except (serial.SerialException, OSError):
                 pass
 
-    def _io_loop(self, ser) -> None:
+    def _io_loop(self, ser: serial.Serial) -> None:
         while not self._closing and self._ser is ser:
             try:
                 data = ser.read(ser.in_waiting or 1)

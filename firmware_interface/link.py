@@ -52,9 +52,19 @@ import serial
 from .commands import RigCommands
 from .errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
 from .framelog import LogLimits, TrafficLog
-from .protocol import (PROTOCOL_VERSION, PROTOCOL_VERSIONS, Boot, DecodeError, Decoder, Hello, HelloReply, Text, next_mid,
-                       parse_device)
-from .steps import CLEAR, RIGS, Step
+from .protocol import (
+    PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
+    Boot,
+    DecodeError,
+    Decoder,
+    Hello,
+    HelloReply,
+    Text,
+    next_mid,
+    parse_device,
+)
+from .steps import CLEAR, RIGS, Rig, Step
 from .timing import LinkTiming
 from .transport import Motion, Outgoing, Transport, _result, report_dict
 
@@ -75,7 +85,7 @@ class RigLink(RigCommands):
         self._after: list[Callable[[], None]] = []
         self._traffic = TrafficLog(log_size, trace, log_limits or LogLimits())
         self._fault_log_dir, self._on_fault = fault_log_dir, on_fault
-        self._ser = None
+        self._ser: serial.Serial | None = None
         self._thread: threading.Thread | None = None
         self._closing = self._port_lost = False
         self._decoder = Decoder()
@@ -87,7 +97,7 @@ class RigLink(RigCommands):
         self._heard: list = [0, []]
         self._reported: LinkError | None = None
         self._motors: tuple[str, ...] = ()
-        self._rig = None
+        self._rig: Rig | None = None
 
     # ------------------------------------------------------------ lock and logs
 
@@ -166,7 +176,7 @@ class RigLink(RigCommands):
             pass
         self._ser = None
 
-    def _io_loop(self, ser) -> None:
+    def _io_loop(self, ser: serial.Serial) -> None:
         while not self._closing and self._ser is ser:
             try:
                 data = ser.read(ser.in_waiting or 1)
@@ -187,8 +197,7 @@ class RigLink(RigCommands):
         err = PortError(why, port=self.port)
         self._t.fail(err, dead=True, now=time.monotonic())
         if self._hello is not None:
-            hello = self._hello
-            self._after.append(lambda: hello.done() or hello.set_exception(err))
+            self._after.append(_settle(self._hello, error=err))
 
     def _write_port(self, frame: bytes, now: float) -> None:
         if self._ser is None or self._port_lost:
@@ -240,7 +249,8 @@ class RigLink(RigCommands):
                 return
             if msg.boot is None and msg.proto == self._asked < PROTOCOL_VERSION:
                 return      # the same "I speak version N" answering a HELLO sent before we switched to N
-            self._after.append(lambda: hello.done() or hello.set_result(msg))
+            if hello is not None:
+                self._after.append(_settle(hello, result=msg))
         elif isinstance(msg, Boot):
             self._hello_due = now       # it just booted: greet it at once
         else:
@@ -297,7 +307,7 @@ class RigLink(RigCommands):
                 f"the device speaks protocol version {reply.proto} (firmware {reply.fw or 'unknown'}), this host "
                 f"speaks {spoken}: flash matching firmware or update robotd",
                 port=self.port, log=self.dump_log())
-        needed = ("fw", "rig", "motors", "boot", "window", "queue", "hb", "watchdog", "fault")
+        needed: tuple[str, ...] = ("fw", "rig", "motors", "boot", "window", "queue", "hb", "watchdog", "fault")
         needed += ("plan", "rate") if reply.proto >= 2 else ()
         missing = [k for k in needed if getattr(reply, k) is None]
         if missing:
@@ -305,9 +315,10 @@ class RigLink(RigCommands):
         with self._critical():
             self._t.establish(reply, self._first_seq, time.monotonic())
             self._reported = self._t.fault            # a fault latched before we came is no news: info says it
-            self._motors, self._rig = reply.motors, RIGS.get(reply.rig)
+            motors = reply.motors or ()                # checked above: never None here
+            self._motors, self._rig = motors, RIGS.get(reply.rig or "")
             self._info = {"port": self.port, "protocol": reply.proto, "firmware": reply.fw, "rig": reply.rig,
-                          "motors": list(reply.motors), "boot_id": reply.boot, "window": self._t.window,
+                          "motors": list(motors), "boot_id": reply.boot, "window": self._t.window,
                           "queue": reply.queue, "heartbeat_ms": reply.hb, "watchdog_ms": reply.watchdog,
                           "fault": None if reply.fault == "NONE" else reply.fault, "session": self._session,
                           "plan": reply.plan, "rate": reply.rate}
@@ -423,7 +434,7 @@ class RigLink(RigCommands):
     def _check_connected_alive(self) -> None:
         if not self._t.connected:
             raise LinkError("not connected: call connect() first", port=self.port)
-        if self._t.dead:
+        if self._t.dead and self._t.fault is not None:     # a dead transport always has its fault
             raise self._t.fault
 
     def status(self) -> dict:
@@ -454,14 +465,26 @@ class RigLink(RigCommands):
         self._close_port()
         self._traffic.close()
 
-    def __enter__(self) -> "RigLink":
+    def __enter__(self) -> RigLink:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
 
-def open_serial(port: str, timing) -> serial.SerialBase:
+def _settle(future: Future, *, result: object = None, error: BaseException | None = None) -> Callable[[], None]:
+    """A callback that resolves ``future`` with ``error`` or ``result``, unless it is done already."""
+    def settle() -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    return settle
+
+
+def open_serial(port: str, timing) -> serial.Serial:
     """Open a port (device path or pyserial URL) exclusively, with errors that say what to do;
     ``timing`` gives ``baudrate``, ``poll`` (read timeout) and ``write_timeout``."""
     try:

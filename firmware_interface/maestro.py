@@ -180,7 +180,7 @@ class CommandParser:
             self.errors |= PROTOCOL_ERROR
             return None
         self._packet.append(byte)
-        if len(self._packet) < packet_size(self._packet[0], self.crc):
+        if len(self._packet) < (packet_size(self._packet[0], self.crc) or 0):
             return None
         whole = bytes(self._packet)
         self._packet.clear()

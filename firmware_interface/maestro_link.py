@@ -36,6 +36,7 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from . import maestro as mp
 from .errors import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError, PortError
@@ -79,7 +80,7 @@ class MaestroLink:
         self._fault: LinkError | None = None
         self._info: dict | None = None
         self._next_mid, self._done_mid = 1, 0
-        self.counters = {"queries": 0, "retries": 0, "missing_replies": 0, "ambiguous_replies": 0,
+        self.counters: dict[str, Any] = {"queries": 0, "retries": 0, "missing_replies": 0, "ambiguous_replies": 0,
                          "implausible_replies": 0, "disagreements": 0, "resends": 0, "serial_errors": 0,
                          "implausible_errors": 0, "moves_done": 0, "estops": 0,
                          "error_bits": {name: 0 for name, _ in mp.ERROR_BITS.values()}}
@@ -119,7 +120,7 @@ class MaestroLink:
             self._closing = True
         self._shutdown(LinkError("the link was closed before this was done", port=self.port))
 
-    def __enter__(self) -> "MaestroLink":
+    def __enter__(self) -> MaestroLink:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -229,6 +230,8 @@ class MaestroLink:
 
     @property
     def io(self) -> MaestroPort:
+        if self._io is None:
+            raise LinkError("not connected: call connect() first", port=self.port)
         return self._io
 
     # ------------------------------------------------------------ commands

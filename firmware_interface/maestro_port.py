@@ -29,11 +29,12 @@ from .link import open_serial
 
 log = logging.getLogger(__name__)
 
+_GONE: tuple[type[Exception], ...] = (serial.SerialException, OSError)
 try:
-    from termios import error as _TermiosError     # tcflush on a port whose device is gone
-except ImportError:                                  # pragma: no cover - not POSIX
-    _TermiosError = OSError
-_GONE = (serial.SerialException, OSError, _TermiosError)
+    from termios import error as termios_error  # tcflush on a port whose device is gone
+    _GONE += (termios_error,)
+except ImportError:                               # pragma: no cover - not POSIX
+    pass
 
 
 class MaestroPort:

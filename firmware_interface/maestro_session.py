@@ -172,7 +172,8 @@ class MaestroSession:
 
     def _reach(self, targets, travel, sent: float, start) -> tuple[float, int]:
         """Wait until every channel reads back its target; send again the targets that did not take."""
-        pending, seen, tries = dict(targets), {}, {ch: 0 for ch in targets}
+        pending, tries = dict(targets), {ch: 0 for ch in targets}
+        seen: dict[int, int] = {}
         deadline = self._now() + 2 * self._ramp_time(targets, start) + self.timing.move_margin
         while pending:
             if self._now() > deadline:

@@ -195,7 +195,7 @@ class SimulatedMaestro(PtyBoard):
 
     def _cycle(self, now: float) -> None:
         self._advance(now)
-        if self._closed:
+        if self._closed or self._master is None:
             return
         while read_into(self._master, self._inbuf):
             pass

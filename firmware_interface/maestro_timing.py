@@ -38,7 +38,7 @@ class MaestroTiming:
                                   f"got {value!r}")
 
     @classmethod
-    def pty(cls, **changes) -> "MaestroTiming":
+    def pty(cls, **changes) -> MaestroTiming:
         """Tuned for the simulator on a pseudo-terminal, where a round trip takes about a millisecond."""
         quick = cls(reply_timeout=0.02, poll=0.002, period=0.004, silence=0.5, boot_timeout=1.0,
                     move_margin=2.0, settle=0.004)

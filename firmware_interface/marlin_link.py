@@ -32,7 +32,8 @@ Protocol (gcode.py has the line format and the replies):
 * ``Error:`` other than a bad line number or checksum is a ``DeviceFault``
   (code ERROR, or HALTED for kill()); ``start`` while connected is a
   ``DeviceReset``; nothing heard for ``silence`` s while a line awaits its
-  ok (``busy: processing`` counts as heard) is ``DeviceSilent``.
+  ok (``busy: processing`` counts as heard; ``busy_silence`` while an M400
+  waits, since a lost keepalive is no sign of a dead board) is ``DeviceSilent``.
 * ``estop()`` writes ``M112`` at once, ahead of the queue (Marlin's
   EMERGENCY_PARSER acts on it on receipt) and repeats it until Marlin says
   it halted. A halted Marlin ignores everything until reset: ``clear()``
@@ -49,11 +50,18 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+from solver.puzzles.cube.geometry import OPPOSITE
 
-from solver.geometry import OPPOSITE
-
-from .errors import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError,
-                     PortError)
+from .errors import (
+    AckTimeout,
+    ConfigError,
+    DeviceFault,
+    DeviceReset,
+    DeviceSilent,
+    HandshakeError,
+    LinkError,
+    PortError,
+)
 from .gcode import DEFAULT_AXES, move_command, numbered, parse_position, parse_reply, reset_line_numbers
 from .line_port import LinePort
 from .steps import Step
@@ -93,6 +101,7 @@ class MarlinLink(LinePort):
     """A rig on Marlin over pyserial. Thread-safe; one I/O thread per link."""
 
     thread_name = "marlin"
+    timing: MarlinTiming
 
     def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
                  feed: float = 27000.0, timing: MarlinTiming | None = None, buffer: int = 4, history: int = 512):
@@ -123,7 +132,7 @@ class MarlinLink(LinePort):
         self._hello: Future | None = None
         self._hello_due = self._hold_until = self._last_probe = 0.0
         self._last_rx = self._waiting_since = now
-        self._next_n, self._swallow = 1, 0
+        self._next_n, self._swallow, self._received_n = 1, 0, 0
         self._unsent: deque[_Line] = deque()
         self._unconf: deque[_Line] = deque()
         self._history: dict[int, _Line] = {}
@@ -133,9 +142,9 @@ class MarlinLink(LinePort):
 
     # ------------------------------------------------------------ lock, port, I/O thread
 
-    def _resolve(self, future: Future, value=None, error: BaseException | None = None) -> None:
+    def _resolve(self, future: Future | None, value=None, error: BaseException | None = None) -> None:
         def settle():
-            if not future.done():
+            if future is not None and not future.done():
                 future.set_exception(error) if error is not None else future.set_result(value)
         self._after.append(settle)
 
@@ -182,7 +191,7 @@ class MarlinLink(LinePort):
 
     def _on_ok(self, reply) -> None:
         if reply.n is not None:
-            self._advanced = True
+            self._advanced, self._received_n = True, max(self._received_n, reply.n)
             while self._unconf and self._unconf[0].n <= reply.n:
                 self._confirm(self._unconf.popleft())
             while self._unsent and self._unsent[0].n <= reply.n:
@@ -200,6 +209,8 @@ class MarlinLink(LinePort):
         self.counters["resends"] += 1
         if n is None or not 1 <= n <= self._next_n:
             return                                # misread: the next Resend will say it again
+        if n <= self._received_n:
+            return                                # an old Resend doubled by the line: "ok N" said n arrived
         if self._probing:                         # answering our probe: Marlin was idle, all before n ran
             while self._unconf and self._unconf[0].n < n:
                 self._confirm(self._unconf.popleft())
@@ -265,7 +276,7 @@ class MarlinLink(LinePort):
         if not self._unconf or self._fault is not None:
             return
         quiet = now - max(self._last_rx, self._waiting_since)
-        if quiet > (self.timing.busy_silence if self._busy else self.timing.silence):
+        if quiet > self._silence_limit():
             self._fail(DeviceSilent(f"no reply for {quiet:.1f} s with line {self._unconf[0].n} "
                                     f"({self._unconf[0].text}) unanswered", port=self.port), dead=True)
         elif not self._busy and quiet > self.timing.probe_after and now - self._last_probe > self.timing.probe_after:
@@ -273,7 +284,20 @@ class MarlinLink(LinePort):
             self.counters["probes"] += 1
             self._write(numbered(line.n, line.text))
 
+    def _silence_limit(self) -> float:
+        """How long a quiet board is waited for: longer while it is busy or may be.
+
+        An M400 is answered only once the planner is empty; meanwhile Marlin
+        says ``busy: processing`` every M113 interval, and one of those lost
+        on a noisy line must not end the session.
+        """
+        if self._busy or self._unconf[0].text.startswith("M400"):
+            return self.timing.busy_silence
+        return self.timing.silence
+
     def _estop_tick(self, now: float) -> None:
+        if self._estop is None:
+            return
         future, sent, retry = self._estop
         if now - sent > self.timing.estop_timeout:
             self._estop = None
@@ -419,7 +443,8 @@ class MarlinLink(LinePort):
     def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
         if motions is None:
             with self._lock:
-                motions = list({id(l.motion): l.motion for l in (*self._unconf, *self._unsent) if l.motion}.values())
+                lines = (*self._unconf, *self._unsent)
+                motions = list({id(line.motion): line.motion for line in lines if line.motion}.values())
         return [m.wait(timeout) for m in motions]
 
     def estop(self, wait: bool = True) -> dict | Future:
@@ -482,7 +507,7 @@ class MarlinLink(LinePort):
         self._run_after()
         self._close_port()
 
-    def __enter__(self) -> "MarlinLink":
+    def __enter__(self) -> MarlinLink:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -19,7 +19,6 @@ being a frame) come from a dict like ``{"drop": 0.05, "to_host": {...}}``.
 from __future__ import annotations
 
 import math
-
 import random
 import select
 import threading
@@ -172,6 +171,8 @@ class SimulatedMarlin(PtyBoard):
 
     def _retry_wait(self, now: float) -> bool:
         """Go on with the command that waits; True when it is done."""
+        if self._waiting is None:
+            return True
         kind, n = self._waiting[0], self._waiting[1]
         if kind == "M400" and self._planner:
             if now >= self._next_busy:
@@ -259,6 +260,8 @@ class SimulatedMarlin(PtyBoard):
             time.sleep(0.001)
 
     def _cycle(self, now: float) -> None:
+        if self._master is None:        # closed; the loop sees _closed next
+            return
         events = select.poll()
         events.register(self._master, select.POLLIN)
         attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))

@@ -11,8 +11,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .framing import (MAX_LINE, SEQ_MOD, DecodeError, Decoder, Frame, Text, crc16, decode_line,  # noqa: F401
-                      encode_frame, next_mid, seq_add, seq_diff)
+from .framing import (  # noqa: F401
+    MAX_LINE,
+    SEQ_MOD,
+    DecodeError,
+    Decoder,
+    Frame,
+    Text,
+    crc16,
+    decode_line,
+    encode_frame,
+    next_mid,
+    seq_add,
+    seq_diff,
+)
 
 PROTOCOL_VERSION = 2          # the highest version spoken here
 PROTOCOL_VERSIONS = (1, 2)    # every version spoken here (host and reference device)
@@ -159,7 +171,7 @@ class Estop:
         return encode_frame(f"ESTOP {self.token}")
 
 
-_TOKEN_MESSAGES = {"PING": Ping, "STATUS": StatusQuery, "ESTOP": Estop}
+_TOKEN_MESSAGES: dict[str, type[Ping | StatusQuery | Estop]] = {"PING": Ping, "STATUS": StatusQuery, "ESTOP": Estop}
 
 HostMessage = Hello | Command | Ping | StatusQuery | Estop
 

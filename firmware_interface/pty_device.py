@@ -68,6 +68,14 @@ class PtyBoard:
     (None), ``_master`` (None), ``path`` (None), ``_closed`` and ``_silent`` in ``__init__`` and give ``_run``, the
     thread's loop, and ``board_name``."""
 
+    _lock: threading.Lock
+    _stop: threading.Event
+    _thread: threading.Thread | None
+    _master: int | None
+    path: str | None
+    _closed: bool
+    _silent: bool
+
     board_name = "simulated board"
 
     def start(self) -> str:

@@ -32,7 +32,6 @@ from .pty_device import lines_from, open_pty, read_into, write_from
 from .steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
 
 
-
 class SimulatedFirmware:
     """A six-motor rig's firmware on a pty. All public methods are thread-safe."""
 
@@ -104,7 +103,7 @@ class SimulatedFirmware:
         except (BlockingIOError, OSError):
             pass
 
-    def __enter__(self) -> "SimulatedFirmware":
+    def __enter__(self) -> SimulatedFirmware:
         if self._thread is None:
             self.start()
         return self
@@ -198,6 +197,8 @@ class SimulatedFirmware:
         self._fw.power_on(now)
 
     def _run(self) -> None:
+        if self._master is None:        # start() opens the pty before it starts this thread
+            return
         poller, waker = select.poll(), select.poll()
         poller.register(self._master, select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
-from solver.geometry import FACES, OPPOSITE
+from solver.puzzles.cube.geometry import FACES, OPPOSITE
 
 from .framing import next_mid
 
@@ -74,7 +75,7 @@ class Step:
         if self.verb == "SPEED":
             return (str(self.mid), str(self.quarter_ms))
         if self.verb == "MOTOR":
-            return (str(self.mid), *self.motors, *(f"{k}={v}" for k, v in zip(MOTOR_KEYS, self.setup)))
+            return (str(self.mid), *self.motors, *(f"{k}={v}" for k, v in zip(MOTOR_KEYS, self.setup or ())))
         return (str(self.mid), *self.motors)
 
     def plan_token(self) -> str:
@@ -113,11 +114,13 @@ def _parse_motor(mid: int, rest: tuple[str, ...], rig: Rig, max_rate: int) -> St
         values[key] = _number(text)
     limits = {"steps": MOTOR_STEPS, "rate": (1, max_rate), "accel": MOTOR_ACCEL}
     for key, (low, high) in limits.items():
-        if values[key] is None or not low <= values[key] <= high:
+        value = values[key]
+        if value is None or not low <= value <= high:
             return f"{key} must be {low}..{high}"
     if values["dir"] not in (1, -1):
         return "dir must be 1 or -1"
-    return Step("MOTOR", mid, motors=(rest[0],), setup=tuple(values[k] for k in MOTOR_KEYS))
+    setup = cast(tuple[int, int, int, int], tuple(values[k] for k in MOTOR_KEYS))  # each checked above
+    return Step("MOTOR", mid, motors=(rest[0],), setup=setup)
 
 
 def _parse_jog(mid: int, rest: tuple[str, ...], rig: Rig) -> Step | str:
@@ -175,9 +178,10 @@ def _parse_args(verb: str, args: tuple[str, ...], rig: Rig, max_rate: int = DEFA
         if len(rest) != 4:
             return "PAIR takes: motion id, motor, quarter turns, motor, quarter turns"
         a, b = _turn(rig, *rest[:2]), _turn(rig, *rest[2:])
-        for t in (a, b):
-            if isinstance(t, str):
-                return t
+        if isinstance(a, str):
+            return a
+        if isinstance(b, str):
+            return b
         if not rig.opposite(a[0], b[0]):
             return f"motors {a[0]} and {b[0]} are not an opposite pair"
         return Step(verb, mid, (a, b))

@@ -42,18 +42,18 @@ class LinkTiming:
                               f"within 1 s, got probe_after={self.probe_after}, silence={self.silence}")
 
     @classmethod
-    def pty(cls) -> "LinkTiming":
+    def pty(cls) -> LinkTiming:
         return cls(boot_timeout=2.0, hello_interval=0.05, ack_timeout=0.03, heartbeat=0.1, probe_after=0.3,
                    silence=0.6, estop_retry=0.01, query_timeout=0.3, poll=0.005)
 
     @classmethod
-    def for_port(cls, port: str) -> "LinkTiming":
+    def for_port(cls, port: str) -> LinkTiming:
         """``pty()`` for a pseudo-terminal (the simulator), the serial defaults otherwise."""
         real = os.path.realpath(port) if "://" not in port else ""
         return cls.pty() if real.startswith("/dev/pts/") else cls()
 
     @classmethod
-    def from_config(cls, config: dict | None, port: str = "") -> "LinkTiming":
+    def from_config(cls, config: dict | None, port: str = "") -> LinkTiming:
         """Defaults for ``port`` overridden by a mapping (e.g. a TOML table); unknown keys are errors."""
         base = cls.for_port(port)
         if not config:

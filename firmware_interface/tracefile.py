@@ -36,7 +36,8 @@ class TraceFile(RotatingFileHandler):
 
     def doRollover(self) -> None:
         super().doRollover()
-        self.stream.write(self.header + self.terminator)
+        if self.stream is not None:     # None only for a handler opened with delay=True, which this is not
+            self.stream.write(self.header + self.terminator)
 
     def handleError(self, record: logging.LogRecord) -> None:
         # A full or failing disk: said once instead of a traceback per frame; the link goes on.

@@ -25,8 +25,27 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
 from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
-from .protocol import (ERROR_CODES, MAX_LINE, NO_FAULT, Ack, Boot, Command, Done, Estop, EstopReply, FaultReport,
-                       HelloReply, Nak, Ping, Rej, Report, StatusQuery, next_mid, seq_add, seq_diff)
+from .protocol import (
+    ERROR_CODES,
+    MAX_LINE,
+    NO_FAULT,
+    Ack,
+    Boot,
+    Command,
+    Done,
+    Estop,
+    EstopReply,
+    FaultReport,
+    HelloReply,
+    Nak,
+    Ping,
+    Rej,
+    Report,
+    StatusQuery,
+    next_mid,
+    seq_add,
+    seq_diff,
+)
 from .steps import CLEAR, Step
 from .timing import LinkTiming
 
@@ -132,6 +151,9 @@ class Transport:
         self.go_back: tuple[int | None, float] = (None, 0.0)
 
     def establish(self, reply: HelloReply, first_seq: int, now: float) -> None:
+        # the link checked that the reply has every field of a session before establishing it
+        assert reply.window is not None and reply.queue is not None and reply.watchdog is not None
+        assert reply.fault is not None
         self.boot = reply.boot
         self.next_seq = first_seq
         self.window = max(1, min(self.timing.window, reply.window))
@@ -179,9 +201,10 @@ class Transport:
                 return
             free = self.queue - len(self.pending)
             if out.plannable and self.proto >= 2:
-                out = self._pack_plan(free)
-                if out is None:
+                packed = self._pack_plan(free)
+                if packed is None:
                     return
+                out = packed
             elif out.motions and len(out.motions) > free:
                 return
             else:
@@ -199,7 +222,7 @@ class Transport:
     def _pack_plan(self, free: int) -> Outgoing | None:
         """Take the longest run of plannable turns at the head of the backlog that fits one PLAN frame
         and the free device queue; None to wait for more room (a bigger frame) first."""
-        run = []
+        run: list[Outgoing] = []
         for out in self.backlog:
             if (not out.plannable or len(run) >= self.plan_max
                     or (run and out.motions[0].mid != next_mid(run[-1].motions[0].mid))):
@@ -320,7 +343,8 @@ class Transport:
             self._resolve(motion.completed, {"mid": motion.mid, "command": motion.command, "seq": motion.seq})
             self.counters["motions_done"] += 1
         self.done_mid = mid
-        self.ack_through(motion.seq, now)
+        if motion.seq is not None:      # always set: a pending motion was sent in a frame
+            self.ack_through(motion.seq, now)
         self.pump(now)
 
     def _on_nak(self, nak: Nak, now: float) -> None:

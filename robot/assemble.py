@@ -11,13 +11,13 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface import LinkError
-from vision import ScanError, load_calibration, load_view_config, top_face_corners
+from vision import ScanError, ViewConfig, load_calibration, load_view_config, top_face_corners
 
 from . import log_file
 from .calibration_store import CalibrationStore, calibration_at_start
@@ -32,11 +32,12 @@ from .instance_lock import DataDirLock
 from .paths import find_config
 from .rig import rig_from_config
 from .run import Runner
+from .run_log import log_event
 from .scan_archive import RefusedScans, scan_report
 from .scanner import ViewScanner
-from .turning_scan import TurningScan
 from .settings import DaemonSettings, daemon_settings, run_settings
 from .sim import Simulation, sim_settings
+from .turning_scan import TurningScan
 from .web import WebSettings, create_app, web_settings
 
 log = logging.getLogger("robotd")
@@ -56,30 +57,30 @@ def load_parts(path, sim: bool, host: str | None = None, port: int | None = None
     """Read and validate every section of the config (nothing is opened yet); every problem found is in the
     one ``ConfigError`` raised at the end.
 
-    ``firmware``, ``controller`` and ``rig`` override ``[sim] firmware``,
-    ``[controller] kind`` and ``[rig] kind`` (the command line's choices).
+    ``firmware``, ``controller``, ``rig``, ``host`` and ``port`` override ``[sim] firmware``,
+    ``[controller] kind``, ``[rig] kind`` and ``[web] host`` / ``port`` (the command line's choices).
     """
     config = Config.load(find_config(path), collect=True)
-    parts = Parts(config, config.attempt(["robotd"], daemon_settings, config),
-                  config.attempt(["web"], _web, config, host, port))
-    parts.sections["run"] = config.attempt(["solver", "run"], run_settings, config)
-    parts.sections["rig"] = rig = config.attempt(
-        ["rig"], rig_from_config, _overridden(config.section("rig"), "kind", rig))
+    for key, value in (("sim.firmware", firmware), ("controller.kind", controller), ("rig.kind", rig),
+                       ("web.host", host), ("web.port", port)):
+        if value is not None:
+            config.override(key, value)
+    parts = Parts(config, config.attempt(daemon_settings, config),
+                  config.attempt(web_settings, config.section("web")))
+    parts.sections["run"] = config.attempt(run_settings, config)
+    parts.sections["rig"] = rig = config.attempt(rig_from_config, config.section("rig"))
     if rig is not None:
-        parts.sections["controller"] = kind = config.attempt(
-            ["controller", "serial"], controller_from_config, config, rig, controller)
+        parts.sections["controller"] = kind = config.attempt(controller_from_config, config, rig)
         if kind is not None:
-            parts.sections["sim"] = config.attempt(["sim"], sim_settings, _overridden(
-                config.section("sim"), "firmware", firmware), rig, kind.kind)
-    else:
-        config.skipped.update(("controller", "serial", "sim"))
-    parts.sections["port"] = config.section("serial").get_str("port", None)
-    config.attempt(["vision"], _vision, config, parts.sections, rig)
-    parts.sections["cameras"] = {name: config.attempt([f"camera.{name}"], capture_settings,
-                                                      config.section(f"camera.{name}"), name)
-                                 for name in config.attempt(["camera"], _camera_names, config) or []}
+            parts.sections["sim"] = config.attempt(sim_settings, config.section("sim"), rig, kind.kind)
+    serial = config.attempt(config.table, "serial")
+    parts.sections["port"] = serial.port if serial is not None else None
+    config.attempt(_vision, config, parts.sections, rig)
+    cameras = config.attempt(config.table, "camera") or {}
+    parts.sections["cameras"] = {name: config.attempt(capture_settings, config.section(f"camera.{name}"), name)
+                                 for name in cameras}
     config.check_unused()
-    if not sim and rig is not None:
+    if not sim and rig is not None and serial is not None:
         for problem in _rig_part_problems(config, parts.sections):
             config.add(ConfigError(problem))
     config.raise_problems()
@@ -89,47 +90,14 @@ def load_parts(path, sim: bool, host: str | None = None, port: int | None = None
 def _vision(config: Config, sections: dict, rig) -> None:
     """``[vision]``: the view config and colour calibration files; a flip/spin rig's face under its camera."""
     vision = config.section("vision")
-    sections["views"] = vision.get_str("views", None)
-    sections["calibration"] = vision.get_str("calibration", None)
+    table = vision.model
+    sections["views"], sections["calibration"] = table.views, table.calibration
     if rig is not None and rig.kind == "flip-spin":
-        sections["top_face"] = _top_face(vision)
-        sections["size"] = vision.get_int("size", 3, minval=2, maxval=3)
-
-
-def _top_face(vision) -> list | None:
-    """``[vision] top_face`` (one-camera rigs): the face under the camera, image corners TL TR BR BL, world B
-    at the top; ``[vision] size`` is the puzzle the rig holds."""
-    if "top_face" not in vision.data:
-        return None
-    quad = vision.get_list("top_face")
-    if len(quad) != 4 or not all(isinstance(p, list) and len(p) == 2 and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in p) for p in quad):
-        raise vision.error("top_face", "must be four [x, y] image points: top-left, top-right, bottom-right, "
-                           "bottom-left of the face under the camera")
-    return quad
-
-
-def _overridden(section, key: str, value):
-    if value is not None:
-        section.data = {**section.data, key: value}
-    return section
-
-
-def _web(config: Config, host: str | None, port: int | None) -> WebSettings:
-    section = config.section("web")
-    if host is not None:
-        section.data = {**section.data, "host": host}
-    if port is not None:
-        section.data = {**section.data, "port": port}
-    return web_settings(section)
-
-
-def _camera_names(config: Config) -> list[str]:
-    cameras = config.data.get("camera", {})
-    if not isinstance(cameras, dict) or any(not isinstance(v, dict) for v in cameras.values()):
-        raise config.error("camera", "cameras are tables: [camera.NAME] with index or device")
-    config.used.add("camera")
-    return list(cameras)
+        sections["top_face"], sections["size"] = table.top_face, table.size
+    elif rig is not None:
+        for key in ("top_face", "size"):
+            if vision.given(key):
+                vision.report(key, 'only for a one-camera rig ([rig] kind = "flip-spin")')
 
 
 def _rig_part_problems(config: Config, sections: dict) -> list[str]:
@@ -186,7 +154,7 @@ class Built:
         wall = time.perf_counter() - started
         summary = self.daemon.history.get_run(run_id) or {}
         events = summary.pop("events", [])
-        prepared = next((e["data"] for e in events if e["kind"] == "prepared"), {})
+        prepared: dict = next((e["data"] for e in events if e["kind"] == "prepared"), {})
         summary.update(prepared)
         summary.update(scan_report(events, self.daemon.scans, self.parts.daemon.data_dir))
         summary["wall_s"] = round(wall, 3)
@@ -210,7 +178,6 @@ class Built:
                 k: v for k, v in (("puzzle", puzzle), ("light", light), ("scramble_moves", moves)) if v is not None})
             self.simulation.light = self.simulation.settings.light
         web = self.parts.web
-        logging.getLogger().setLevel(self.parts.daemon.log_level.upper())
         if not web.enabled:
             print(f"robotd ready ({self.daemon.mode}); dashboard disabled in config", flush=True)
             stop.wait()
@@ -296,8 +263,7 @@ def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, po
     lock.acquire()
     closers: list[Callable] = [lock.release]
     try:
-        handler = log_file.attach(parts.daemon.log_file, parts.daemon.log_level)
-        closers.append(lambda: log_file.detach(handler))
+        closers.append(log_file.start(parts.daemon.log_file, parts.daemon.log_level))
         return _wire(parts, sim, closers)
     except BaseException:
         _close_all(closers)
@@ -310,6 +276,7 @@ def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
     history = History(parts.daemon.data_dir / "history.sqlite", recover=True, limits=parts.daemon.history)
     closers.append(history.close)
     bus = EventBus()
+    bus.subscribe(log_event)
     if sim:
         simulation, link, cameras, scanner_for = _simulated_parts(parts, closers)
     else:
@@ -346,12 +313,13 @@ def _calibration_store(parts: Parts, scanner, cameras: dict, sim: bool, runner: 
 
 def _warm_up_solvers(settings) -> None:
     """Load the solver tables and the network, and run the network once, so that no run pays for it."""
-    from solver.astar import EVAL_CHUNK
-    from solver.heuristic import load_model
-    from solver.perimeter import DEFAULT_DEPTH, load_perimeter
-    from solver.pocket import load_table
+    from solver.puzzles.pocket import model
+    from solver.search.astar import EVAL_CHUNK
+    from solver.search.heuristic import load_model
+    from solver.search.perimeter import DEFAULT_DEPTH, load_perimeter
+    from solver.tables.exact import load_table
 
-    load_table(settings.metric)
+    load_table(model(settings.metric))
     load_model().warm_up(EVAL_CHUNK)
     perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
     if perimeter:
@@ -377,7 +345,8 @@ def _simulated_parts(parts: Parts, closers: list):
     return simulation, link, cameras, lambda motion: ViewScanner(simulation.frames, simulation.views)
 
 
-def _turning_scan(parts: Parts, motion, frame: Callable, quad: Callable, size: Callable) -> tuple:
+def _turning_scan(parts: Parts, motion, frame: Callable, quad: Callable,
+                  size: Callable) -> tuple[Callable[[], dict], Callable[[], ViewConfig]]:
     """A one-camera rig's scan by flips and spins, as ``ViewScanner``'s frames and views."""
     scan = TurningScan(parts.sections["rig"], motion, frame, quad, size)
     return scan.frames, scan.views
@@ -402,11 +371,14 @@ def _rig_parts(parts: Parts, closers: list):
         camera = next(iter(cameras.values()))
         return link, cameras, lambda motion: ViewScanner(
             *_turning_scan(parts, motion, camera.frame, lambda: quad, lambda: size), calibration)
+    if views is None:           # without [vision] top_face the views file was loaded above
+        raise ConfigError("[vision] views: no view configuration")
     missing = [name for name in views.images if name not in cameras]
     if missing:
         raise ConfigError(f"[vision] views names camera image(s) {', '.join(missing)} with no [camera.NAME] section")
     frames = lambda: {name: cam.frame() for name, cam in cameras.items()}  # noqa: E731
-    return link, cameras, lambda motion: ViewScanner(frames, lambda: views, calibration)
+    fixed_views = views
+    return link, cameras, lambda motion: ViewScanner(frames, lambda: fixed_views, calibration)
 
 
 def _link(parts: Parts, port: str, closers: list):
@@ -432,7 +404,7 @@ def check(path) -> list[str]:
             load_calibration(sections["calibration"])
     except ScanError as error:
         problems.append(f"[vision] {error}")
-    for name, settings in sections["cameras"].items():
+    for settings in sections["cameras"].values():
         camera = CaptureCamera(settings)
         try:
             camera.frame()

@@ -23,9 +23,9 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from vision import ScanError, ViewConfig, view_config_from_dict
 from vision.calibration import Calibration, calibration_from_json
@@ -55,7 +55,8 @@ class CalibrationStore:
         references = None if calibration is None else {
             face: [round(float(v), 1) for v in calibration.palette[k]] for k, face in enumerate("URFDLB")}
         return {"views": views_for_page(views, sizes), "references": references,
-                "config": {"views": views.to_json(), "calibration": None if calibration is None else calibration.to_json()},
+                "config": {"views": views.to_json(),
+                           "calibration": None if calibration is None else calibration.to_json()},
                 "files": {part: str(path) for part, path in self.files.items()},
                 "editable": {"views": self.views_fixed is None, "calibration": True},
                 "views_fixed": self.views_fixed}

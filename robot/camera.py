@@ -10,7 +10,8 @@ is seen under the same settings.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, NoReturn, Protocol
+from collections.abc import Callable
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 

@@ -10,8 +10,9 @@ order), which is OpenCV's BGR as it is.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import ModuleType
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class PicameraSource:
                              "(is it connected and not in use by another program? `robotd check` lists cameras)") \
                 from None
         try:
-            main = {"format": FORMAT}
+            main: dict[str, object] = {"format": FORMAT}
             if settings.width and settings.height:
                 main["size"] = (settings.width, settings.height)
             camera.configure(camera.create_video_configuration(main=main, buffer_count=BUFFERS))

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
 
 from .errors import RobotError
 from .v4l2_query import DeviceInfo, query_device
@@ -29,8 +29,8 @@ def list_cameras(dev_dir: str | os.PathLike = "/dev", sys_dir: str | os.PathLike
                  load_picamera2: Callable[[], ModuleType] | None = None) -> list[dict]:
     """Every camera found: V4L2 nodes first, then picamera2 cameras. Unusable nodes have ``usable: False``."""
     stable = _stable_paths(Path(dev_dir))
-    found = [_v4l2_entry(node, Path(sys_dir), stable, query) for node in _nodes(Path(dev_dir))]
-    found = [entry for entry in found if entry is not None]
+    entries = [_v4l2_entry(node, Path(sys_dir), stable, query) for node in _nodes(Path(dev_dir))]
+    found = [entry for entry in entries if entry is not None]
     return found + _picamera2_entries(load_picamera2 or _import_picamera2,
                                       any(e.get("pipeline") for e in found))
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 

@@ -20,16 +20,15 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from . import assemble
+from . import assemble, log_file
 from .camera_probe import camera_lines
-from .errors import ConfigError, RobotError
 from .controllers import KINDS as CONTROLLERS
+from .errors import ConfigError, RobotError
 from .rig import RIG_KINDS
-from .sim import FIRMWARES
+from .schema.sim import FIRMWARES
 from .summary import format_summary
-
 
 CONFIG_HELP = ("config file (default: $ROBOTD_CONFIG, else /etc/robotd/robotd.toml, then the user's "
                "~/.config/robotd/robotd.toml)")
@@ -43,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
     parser.add_argument("--firmware", choices=FIRMWARES,
                         help="simulation: the board's firmware: python (the reference, default) or avr (the "
-                             "firmware binary on a simulated ATmega2560; needs gcc-avr and simavr, see docs/firmware.md)")
+                             "firmware binary on a simulated ATmega2560; needs gcc-avr and simavr, "
+                             "see docs/firmware.md)")
     parser.add_argument("--controller", choices=tuple(CONTROLLERS),
                         help="simulation: the motor controller, simulated as its firmware speaks (default from "
                              "[controller] kind, robotd)")
@@ -135,6 +135,7 @@ def _hardware(args) -> dict:
 
 def _once(args) -> int:
     options = _sim_options(args)
+    log_file.quiet_stderr()     # the summary is the output; [robotd] log_file still gets log_level
     built = assemble.build(args.config, sim=args.sim, web=False, **_hardware(args))
     try:
         with signals_stop_the_run(built.daemon) as (received, _):

@@ -1,45 +1,55 @@
-"""robotd's TOML config: read and validated at start.
+"""robotd's TOML config: read at start and validated through one schema (``robot.schema``).
 
-Each part of the daemon reads its own section through ``Section`` getters
-that check type, range and choices; after every part has read its options,
-``Config.check_unused`` turns any key nobody asked for into an error, so a
-misspelt option is never silently ignored. Every message reads
-``FILE:LINE: [section] key: problem``.
+Each top-level table is validated by its pydantic model when a part first asks for it
+(``Config.table``); every problem becomes ``FILE:LINE: [section] key: problem``, the line found by
+``robot.toml_lines``. A key with a problem is then left out and the table validated again, so the part
+is still built (that key at its default) and the problems of other keys, and of checks that span keys,
+are found too. ``Config.check_unused`` validates the tables no part asked for and refuses unknown
+tables (unknown keys inside a table are the models' own errors).
 
-A config loaded with ``collect=True`` (``robot.assemble`` does) does not
-stop at the first problem: a getter records it and returns the default so
-reading goes on, and ``raise_problems`` raises one ``ConfigError`` listing
-them all in file order.
+A config loaded with ``collect=True`` (``robot.assemble`` does) records the problems and goes on;
+``raise_problems`` then raises one ``ConfigError`` listing them all in file order. Without it, a table's
+problems are raised at once (all of that table's together).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+
+from pydantic import ValidationError
 
 from .errors import ConfigError
 from .toml_lines import key_lines
 
-_MISSING = object()
+
+def _schema() -> Any:
+    """``robot.schema``, imported on first use: its models take defaults from parts that import this module."""
+    from . import schema
+    return schema
+
+
+_ROUNDS = 4   # validations of one table, each without the keys the one before found wrong
 
 
 class Config:
-    """A parsed config file; hands out sections and remembers which keys were read."""
+    """A parsed config file; validates its tables and words every problem with its line."""
 
     def __init__(self, data: dict, source: str = "<defaults>", lines: dict[str, int] | None = None,
                  collect: bool = False):
         self.data = data
         self.source = source
         self.lines = lines or {}
-        self.used: set[str] = set()
         self.collect = collect
         self.problems: list[tuple[int, str]] = []
-        self.skipped: set[str] = set()
+        self._tables: dict[str, Any] = {}
 
     @classmethod
-    def load(cls, path: str | os.PathLike | None, collect: bool = False) -> "Config":
+    def load(cls, path: str | os.PathLike | None, collect: bool = False) -> Config:
         """Read a TOML file; ``None`` gives an empty config (all defaults)."""
         if path is None:
             return cls({}, collect=collect)
@@ -78,80 +88,134 @@ class Config:
         self.add(self.error(key, problem), self.line(key))
 
     def add(self, error: ConfigError, line: int | None = None) -> None:
-        """Record ``error`` when collecting (raise it otherwise); ``line`` orders the list."""
+        """Record each problem of ``error`` when collecting (raise it otherwise); ``line`` orders the list."""
         if not self.collect:
             raise error
-        head = _head(str(error))
-        if all(_head(message) != head for _, message in self.problems):   # not a knock-on of the first
-            self.problems.append((line or 0, str(error)))
+        for message in error.problems:
+            head = _head(message)
+            if all(_head(known) != head for _, known in self.problems):   # not a knock-on of the first
+                self.problems.append((line or _line_in(message, self.source) or 0, message))
 
-    def attempt(self, sections: Iterable[str], read, *args):
-        """``read(*args)``, a part's section reader; when collecting, a ``ConfigError`` it raises is recorded
-        and None returned, and the keys of ``sections`` are no longer checked for being unknown (the reader
-        stopped before asking for them all)."""
+    def attempt(self, read: Callable[..., Any], *args: Any) -> Any:
+        """``read(*args)``, a part's reader; when collecting, the ``ConfigError`` it raises is recorded and
+        None returned, so the other parts are read as usual."""
         try:
             return read(*args)
         except ConfigError as error:
-            self.add(error, _line_in(str(error), self.source))
-            self.skipped.update(sections)
+            self.add(error)
             return None
 
     def raise_problems(self) -> None:
         """One ``ConfigError`` listing every recorded problem in file order."""
         if self.problems:
-            messages = [message for _, message in sorted(self.problems, key=lambda p: p[0])]
-            raise ConfigError("\n".join(dict.fromkeys(messages)), problems=list(dict.fromkeys(messages)))
+            messages = list(dict.fromkeys(message for _, message in sorted(self.problems, key=lambda p: p[0])))
+            raise ConfigError("\n".join(messages), problems=messages)
 
-    def section(self, name: str) -> "Section":
-        """The table ``name`` (dotted for nested tables); empty when the file lacks it."""
-        node: Any = self.data
-        for part in name.split("."):
-            node = node.get(part, {}) if isinstance(node, dict) else _MISSING
-        self.used.add(name)
-        if not isinstance(node, dict):
-            self.report(name, f"must be a table ([{name}])")
-            node = {}
-        return Section(self, name, node)
+    def override(self, key: str, value: Any) -> None:
+        """Set ``section.key`` as if the file said so (the command line's choices); before it is read."""
+        section, _, name = key.partition(".")
+        table = self.data.get(section)
+        self.data = {**self.data, section: {**(table if isinstance(table, dict) else {}), name: value}}
+        self._tables.pop(section, None)
 
-    def has_section(self, name: str) -> bool:
-        node: Any = self.data
-        for part in name.split("."):
-            if not isinstance(node, dict) or part not in node:
-                return False
-            node = node[part]
-        return isinstance(node, dict)
+    def table(self, section: str) -> Any:
+        """The top-level table ``section`` as its schema model, validated once; its problems are reported
+        (raised at once unless collecting). Raises ``ConfigError`` when no model can be made of it."""
+        if section not in self._tables:
+            self._tables[section] = self._validate(section)
+        found = self._tables[section]
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+    def _validate(self, section: str) -> Any:
+        """The model of ``section``, its problems reported; else the ``ConfigError`` listing them."""
+        model, found = _validated(section, self.data.get(section, {}))
+        messages = [str(self.error(".".join((section, *path)), text)) for path, text in found]
+        if messages:
+            self.add(ConfigError("\n".join(messages), problems=messages))
+        return model if model is not None else ConfigError(
+            f"{self.where(section)}: [{section}] cannot be read", problems=messages)
+
+    def section(self, name: str) -> Section:
+        """A handle on the table ``name`` (dotted for one below a top-level table)."""
+        return Section(self, name)
 
     def check_unused(self) -> None:
-        """Report every key (a whole table when nothing of it is known) that no part of robotd reads."""
-        unknown = [key for key in _all_keys(self.data)
-                   if key not in self.used and not any(_within(key, s) for s in self.skipped)]
-        for table in _unknown_tables(unknown, self.used):
-            known = sorted(k for k in self.used if "." not in k)
-            self.report(table, f"unknown section (known: {', '.join(known)})" if "." not in table
-                        else "unknown table")
-            unknown = [key for key in unknown if not _within(key, table)]
-        for key in unknown:
-            table = key.rpartition(".")[0]
-            known = sorted(k.rpartition(".")[2] for k in self.used if k.rpartition(".")[0] == table)
-            self.report(key, "unknown option" + (f" (known here: {', '.join(known)})" if known else ""))
+        """Validate every table no part asked for (each problem reported), and refuse unknown tables."""
+        known = _schema().SECTIONS
+        for section in self.data:
+            if section not in known:
+                self.report(section, f"unknown section (known: {', '.join(sorted(known))})")
+            elif section not in self._tables:
+                try:
+                    self.table(section)
+                except ConfigError:
+                    if not self.collect:
+                        raise
 
 
-def _within(key: str, table: str) -> bool:
-    return key == table or key.startswith(table + ".")
+class Section:
+    """A handle on one table of the config: its validated model and errors that point at its keys."""
+
+    def __init__(self, config: Config, name: str):
+        self.config, self.name = config, name
+
+    @property
+    def model(self) -> Any:
+        """The table's schema model (validated with its top-level table); raises ``ConfigError`` when the
+        table cannot be read."""
+        top, *below = self.name.split(".")
+        node = self.config.table(top)
+        for part in below:
+            node = node[part] if isinstance(node, dict) else getattr(node, part)
+        return node
+
+    def given(self, key: str) -> bool:
+        """Whether the file (or the command line) sets ``key`` of this table, with a value that is right."""
+        return key in self.model.model_fields_set
+
+    def error(self, key: str, problem: str) -> ConfigError:
+        return self.config.error(f"{self.name}.{key}", problem)
+
+    def report(self, key: str, problem: str) -> None:
+        self.config.report(f"{self.name}.{key}", problem)
 
 
-def _unknown_tables(keys: list[str], used: set[str]) -> list[str]:
-    """The outermost tables of ``keys`` that nothing read: reported once instead of key by key."""
-    tables = []
-    for key in keys:
-        parts = key.split(".")
-        for depth in range(1, len(parts)):
-            table = ".".join(parts[:depth])
-            if not any(_within(u, table) for u in used):
-                if table not in tables:
-                    tables.append(table)
+def _validated(section: str, data: Any) -> tuple[Any, list[tuple[tuple[str, ...], str]]]:
+    """The model of the top-level table ``section`` holding ``data`` (None when none can be made) and every
+    problem found, as (key path below the table, problem). After each validation the keys found wrong are
+    left out and the table validated again, which finds the problems of checks over several keys (pydantic
+    runs them only when each key is right); what only follows from a key left out is not a problem."""
+    schema = _schema()
+    found: list[tuple[tuple[str, ...], str]] = []
+    left_out: list[tuple[str, ...]] = []
+    for _ in range(_ROUNDS):
+        try:
+            return schema.adapter(section).validate_python(data), found
+        except ValidationError as error:
+            problems = schema.problems(error, data, schema.TABLES[section])
+        found += [(p.path, p.text) for p in problems if not any(gone[:len(p.path)] == p.path for gone in left_out)]
+        left_out += [p.path for p in problems]
+        data, before = _without(data, [p.path for p in problems]), data
+        if data == before or any(p.final for p in problems):
+            break
+    return None, found
+
+
+def _without(data: Any, paths: list[tuple[str, ...]]) -> Any:
+    """``data`` less the deepest key it has of each of ``paths``."""
+    data = copy.deepcopy(data)
+    for path in paths:
+        node = data
+        for depth, part in enumerate(path):
+            if not isinstance(node, dict) or part not in node:
                 break
-    return tables
+            if depth == len(path) - 1 or not isinstance(node[part], dict) or path[depth + 1] not in node[part]:
+                del node[part]
+                break
+            node = node[part]
+    return data
 
 
 def _head(message: str) -> str:
@@ -164,99 +228,3 @@ def _line_in(message: str, source: str) -> int | None:
     """The line number in a ``FILE:LINE: ...`` message."""
     head = message[len(source) + 1:].partition(":")[0] if message.startswith(source + ":") else ""
     return int(head) if head.isdigit() else None
-
-
-def _all_keys(data: dict, prefix: str = "") -> Iterable[str]:
-    for key, value in data.items():
-        path = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict):
-            yield from _all_keys(value, path)
-        else:
-            yield path
-
-
-class Section:
-    """One table of the config with typed, range-checked getters (Klipper style).
-
-    A value that fails its check is reported to the config; when the config
-    collects problems, the getter then returns the default so reading goes on.
-    """
-
-    def __init__(self, config: Config, name: str, data: dict):
-        self.config, self.name, self.data = config, name, data
-
-    def _raw(self, key: str, default: Any) -> tuple[Any, str]:
-        path = f"{self.name}.{key}"
-        self.config.used.add(path)
-        if key in self.data:
-            return self.data[key], path
-        if default is _MISSING:
-            self.config.report(path, "required option is missing")
-            return None, path
-        return default, path
-
-    def _bad(self, path: str, problem: str, default: Any) -> Any:
-        self.config.report(path, problem)
-        return None if default is _MISSING else default
-
-    def get_float(self, key: str, default: Any = _MISSING, *, minval: float | None = None,
-                  maxval: float | None = None, above: float | None = None) -> float:
-        value, path = self._raw(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return self._bad(path, f"must be a number, not {value!r}", default)
-        problem = _range_problem(value, minval, maxval, above)
-        return self._bad(path, problem, default) if problem else float(value)
-
-    def get_int(self, key: str, default: Any = _MISSING, *, minval: int | None = None,
-                maxval: int | None = None) -> int:
-        value, path = self._raw(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            return self._bad(path, f"must be a whole number, not {value!r}", default)
-        problem = _range_problem(value, minval, maxval, None)
-        return self._bad(path, problem, default) if problem else value
-
-    def get_bool(self, key: str, default: Any = _MISSING) -> bool:
-        value, path = self._raw(key, default)
-        if not isinstance(value, bool):
-            return self._bad(path, f"must be true or false, not {value!r}", default)
-        return value
-
-    def get_str(self, key: str, default: Any = _MISSING, *,
-                choices: Iterable[str] | None = None) -> str | None:
-        """A string option; a default of ``None`` makes it optional."""
-        value, path = self._raw(key, default)
-        if value is None and key not in self.data:
-            return None
-        if not isinstance(value, str):
-            return self._bad(path, f"must be a string, not {value!r}", default)
-        if choices is not None and value not in tuple(choices):
-            return self._bad(path, f"must be one of {', '.join(choices)}; got {value!r}", default)
-        return value
-
-    def get_list(self, key: str, default: Any = _MISSING) -> list:
-        value, path = self._raw(key, default)
-        if not isinstance(value, list):
-            return self._bad(path, f"must be a list, not {value!r}", default)
-        return value
-
-    def get_table(self, key: str) -> dict:
-        """A nested table read as a whole (its keys are checked by the caller)."""
-        value, path = self._raw(key, {})
-        if not isinstance(value, dict):
-            return self._bad(path, "must be a table", {})
-        for sub in _all_keys(value, path):
-            self.config.used.add(sub)
-        return value
-
-    def error(self, key: str, problem: str) -> ConfigError:
-        return self.config.error(f"{self.name}.{key}", problem)
-
-
-def _range_problem(value: float, minval, maxval, above) -> str | None:
-    if minval is not None and value < minval:
-        return f"must be at least {minval}; got {value}"
-    if maxval is not None and value > maxval:
-        return f"must be at most {maxval}; got {value}"
-    if above is not None and value <= above:
-        return f"must be more than {above}; got {value}"
-    return None

@@ -9,7 +9,8 @@ last scans.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from .camera import Camera
 from .errors import RobotError
@@ -67,8 +68,8 @@ class Daemon:
             return self.runner.start(mode=self.mode)
         if scramble is not None and moves is not None:
             raise RobotError("give either a scramble or a number of random moves, not both")
-        return self.runner.start(lambda: self.simulation.prepare(puzzle, seed, scramble, light, moves),
-                                 mode=self.mode)
+        simulation = self.simulation   # not None here (see above); bound for the lambda
+        return self.runner.start(lambda: simulation.prepare(puzzle, seed, scramble, light, moves), mode=self.mode)
 
     def stop(self, reason: str = "stop requested") -> None:
         self.runner.stop(reason)

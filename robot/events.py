@@ -12,7 +12,7 @@ import itertools
 import logging
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 Event = dict
 Subscriber = Callable[[Event], None]

@@ -110,7 +110,7 @@ class History:
     def _write(self, sql: str, params: tuple) -> int:
         with self._lock:
             cursor = self._db.execute(sql, params)
-            return cursor.lastrowid
+            return cursor.lastrowid or 0     # an INSERT always sets it; other statements are not counted
 
     def _mark_interrupted(self) -> int:
         with self._lock:

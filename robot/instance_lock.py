@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
+from typing import TextIO
 
 from .errors import RobotError
 
@@ -23,7 +24,7 @@ class DataDirLock:
 
     def __init__(self, data_dir: Path):
         self.path = Path(data_dir) / LOCK_NAME
-        self._file = None
+        self._file: TextIO | None = None
 
     def try_acquire(self) -> bool:
         """Take the lock if no other process holds it; True when this process now holds it."""

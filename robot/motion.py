@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
 from firmware_interface.steps import SPEED_MS
 from solver import InvalidState
-from solver.notation import MOVE_NAMES, parse_moves
+from solver.puzzles.cube.notation import MOVE_NAMES, parse_moves
 
 from .errors import RobotError
 from .rig import MotorCommand, SixAxisRig
@@ -112,6 +112,8 @@ class LinkMotion(MotionOverLink):
     def _set_up_motors(self) -> None:
         """Version 2: SPEED from the rig's quarter-turn time, MOTOR for every motor of ``[rig.stepper]``."""
         rig = self.rig
+        if rig is None:                 # a link motion always drives a six-axis rig
+            raise RobotError("serial link: no six-axis rig to set the motors up for")
         try:
             low, high = SPEED_MS
             motions = [self.link.set_speed(min(high, max(low, round(rig.quarter_turn_s * 1000))))]

@@ -4,7 +4,7 @@ The per-user directories come from platformdirs (on Linux the XDG ones:
 ``$XDG_CONFIG_HOME`` or ``~/.config``, ``$XDG_DATA_HOME`` or
 ``~/.local/share``, ``$XDG_CACHE_HOME`` or ``~/.cache``); the system
 config stays ``/etc/robotd/robotd.toml`` as docs/install-pi.md sets it up.
-The solver's table cache is the solver's own (``solver.table_cache``, which
+The solver's table cache is the solver's own (``solver.tables.cache``, which
 may not import ``robot``); ``cache_dir`` here is that same function.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
-from solver.table_cache import cache_dir
+from solver.tables.cache import cache_dir
 
 from .errors import ConfigError
 

@@ -10,11 +10,12 @@ the same ``plan`` / ``estimate_s`` / ``status`` shape, registered in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
-from solver.geometry import FACES, OPPOSITE
-from solver.notation import format_moves, move_face, move_turns
+from solver.puzzles.cube.geometry import FACES, OPPOSITE
+from solver.puzzles.cube.notation import format_moves, move_face, move_turns
 
 from .config import Section
 
@@ -40,10 +41,24 @@ class MotorCommand:
         return format_moves(self.moves)
 
 
-class Rig(Protocol):
-    kind: str
+class PlannedStep(Protocol):
+    """What a rig's plan is made of (``MotorCommand``, the flip/spin rig's ``RigStep``)."""
 
-    def plan(self, moves: Sequence[int]) -> list[MotorCommand]: ...
+    @property
+    def moves(self) -> tuple[int, ...]: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+class Rig(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    def plan(self, moves: Sequence[int]) -> Sequence[PlannedStep]: ...
 
     def planned_s(self, moves: Sequence[int]) -> float: ...
 
@@ -56,7 +71,7 @@ def signed_quarter_turns(move: int) -> int:
     return -1 if turns == 3 else turns
 
 
-def estimate_s(plan: Sequence[MotorCommand]) -> float:
+def estimate_s(plan: Sequence[PlannedStep]) -> float:
     """Estimated motor time of a plan in seconds."""
     return sum(command.seconds for command in plan)
 
@@ -91,7 +106,7 @@ class SixAxisRig:
             pair = moves[index + 1] if index + 1 < len(moves) else None
             if (self.simultaneous_opposite and pair is not None
                     and FACES[move_face(pair)] == OPPOSITE[FACES[move_face(move)]]):
-                group = (move, pair)
+                group: tuple[int, ...] = (move, pair)
             else:
                 group = (move,)
             seconds = max(self.turn_seconds(m) for m in group) + self.settle_s
@@ -113,7 +128,7 @@ class SixAxisRig:
 
 
 def six_axis_from_config(section: Section) -> SixAxisRig:
-    """Read ``[rig]`` for a six-motor rig; every face needs its own motor.
+    """``[rig]`` for a six-motor rig (``robot.schema.rig.SixAxisTable``); every face needs its own motor.
 
     Motors are named as the firmware names them (``U`` ... ``B`` by default).
     Steps per quarter turn live in the firmware: protocol v1 commands whole
@@ -122,72 +137,16 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
     other way round. ``[rig.stepper]`` (optional) is sent to a version-2
     firmware at connect (MOTOR); direction then travels with it.
     """
-    motors_table = section.get_table("motors") or {face: face for face in FACES}
-    motors = _face_table(section, "motors", motors_table, lambda v: isinstance(v, str) and v.isalnum()
-                         and 0 < len(v) <= 24, "a motor name (letters and digits, as the firmware names it)")
-    if len(set(motors.values())) != len(motors):
-        raise section.error("motors", "two faces share a motor")
-    direction_table = section.get_table("direction") or {face: 1 for face in FACES}
-    direction = _face_table(section, "direction", direction_table, lambda v: v in (1, -1) and not isinstance(v, bool),
-                            "1 or -1")
-    quarter = section.get_float("quarter_turn_s", 0.15, above=0, maxval=10)
+    table = section.model
+    stepper = table.stepper
     return SixAxisRig(
-        motors=motors,
-        direction=direction,
-        quarter_turn_s=quarter,
-        half_turn_s=section.get_float("half_turn_s", 0.25, above=0, maxval=10),
-        settle_s=section.get_float("settle_s", 0.02, minval=0, maxval=10),
-        simultaneous_opposite=section.get_bool("simultaneous_opposite", True),
-        stepper=_stepper(section),
-    )
+        motors=dict(table.motors), direction=dict(table.direction), quarter_turn_s=table.quarter_turn_s,
+        half_turn_s=table.half_turn_s, settle_s=table.settle_s, simultaneous_opposite=table.simultaneous_opposite,
+        stepper=None if stepper is None else {
+            face: tuple(getattr(stepper, key)[face] for key in STEPPER_KEYS) for face in FACES})
 
 
 STEPPER_KEYS = ("steps_per_quarter", "max_rate", "accel")
-_STEPPER_CHECKS = {   # key: (valid, wanted)
-    "steps_per_quarter": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 20000,
-                          "a whole number of steps 1..20000"),
-    "max_rate": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65535,
-                 "a whole number of steps/s 1..65535"),
-    "accel": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 6553500,
-              "a number of steps/s² above 0, at most 6553500"),
-}
-
-
-def _stepper(section: Section) -> dict[str, tuple[int, int, float]] | None:
-    """``[rig.stepper]``: each key a number for every motor, or a table per face U..B."""
-    if "stepper" not in section.data:
-        return None
-    table = section.get_table("stepper")
-    unknown = [key for key in table if key not in STEPPER_KEYS]
-    if unknown:
-        raise section.error(f"stepper.{unknown[0]}", f"unknown key (known: {', '.join(STEPPER_KEYS)})")
-    missing = [key for key in STEPPER_KEYS if key not in table]
-    if missing:
-        raise section.error("stepper", f"needs {', '.join(missing)}")
-    per_face = {}
-    for key in STEPPER_KEYS:
-        valid, wanted = _STEPPER_CHECKS[key]
-        value = table[key]
-        if isinstance(value, dict):
-            per_face[key] = _face_table(section, f"stepper.{key}", value, valid, wanted)
-        elif valid(value):
-            per_face[key] = {face: value for face in FACES}
-        else:
-            raise section.error(f"stepper.{key}", f"must be {wanted}, or a table per face; got {value!r}")
-    return {face: tuple(per_face[key][face] for key in STEPPER_KEYS) for face in FACES}
-
-
-def _face_table(section: Section, key: str, table: dict, valid: Callable, wanted: str) -> dict:
-    unknown = sorted(set(table) - set(FACES))
-    if unknown:
-        raise section.error(f"{key}.{unknown[0]}", f"is not a face; faces are {', '.join(FACES)}")
-    missing = [face for face in FACES if face not in table]
-    if missing:
-        raise section.error(key, f"needs all six faces; missing {', '.join(missing)}")
-    for face, value in table.items():
-        if not valid(value):
-            raise section.error(f"{key}.{face}", f"must be {wanted}; got {value!r}")
-    return {face: table[face] for face in FACES}
 
 
 def _flip_spin_from_config(section: Section) -> Rig:
@@ -201,5 +160,4 @@ RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_conf
 
 def rig_from_config(section: Section) -> Rig:
     """The rig described by ``[rig]``; ``kind`` picks the mechanism."""
-    kind = section.get_str("kind", "six-axis", choices=tuple(RIG_KINDS))
-    return RIG_KINDS[kind](section)
+    return RIG_KINDS[section.model.kind](section)

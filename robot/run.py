@@ -23,20 +23,21 @@ import concurrent.futures
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import solver
 from solver.api import DEFAULT_FALLBACK, DEFAULT_FALLBACK_BUDGET_S
-from solver.astar import DEFAULT_BUDGET_S
-from solver.notation import move_length
+from solver.puzzles.cube.notation import move_length
+from solver.search.astar import DEFAULT_BUDGET_S
 
 from .errors import RobotError
 from .events import EventBus
 from .history import History
+from .rig import PlannedStep, Rig, estimate_s
 from .solving import RigSolver
-from .rig import MotorCommand, Rig, estimate_s
 
 log = logging.getLogger("robotd")
 
@@ -69,7 +70,8 @@ class Scanner(Protocol):
 
 
 class Motion(Protocol):
-    def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None: ...
+    # Any: the steps of the rig this motion drives (MotorCommand for six axes, RigStep for flip/spin)
+    def run_plan(self, plan: Sequence[Any], on_done: Callable[[int], None]) -> None: ...
 
     def estop(self) -> None: ...
 
@@ -158,7 +160,8 @@ class Runner:
     def run(self, prepare: Callable[[], dict] | None = None, mode: str = "rig") -> dict:
         """Do one complete run and return its summary."""
         run_id = self.start(prepare, mode)
-        self._thread.join()
+        if self._thread is not None:     # start() has just started it
+            self._thread.join()
         return self.summary(run_id)
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -187,9 +190,10 @@ class Runner:
 
     def jog(self, command: str) -> dict:
         """Do one move between runs (``Jogging.jog``); blocks until it is done, then publishes a ``jog`` event."""
-        if not hasattr(self.motion, "jog"):
+        jog = getattr(self.motion, "jog", None)
+        if jog is None:
             raise RobotError("this rig's motion cannot jog")
-        _, seconds = self._between_runs(command, f"a jog ({command})", lambda: self.motion.jog(command),
+        _, seconds = self._between_runs(command, f"a jog ({command})", lambda: jog(command),
                                         self.settings.execute_margin_s, "jog", command=command)
         return {"command": command, "outcome": "done", "seconds": seconds}
 
@@ -345,9 +349,10 @@ class Runner:
             check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
             self.bus.publish("verified", run_id, state=check.state, solved=is_solved(check.state))
             if not is_solved(check.state):
-                raise RobotError(f"the cube is not solved after executing the solution; the re-scan reads {check.state}")
+                raise RobotError("the cube is not solved after executing the solution; "
+                                 f"the re-scan reads {check.state}")
 
-    def _executed(self, run_id: int, plan: Sequence[MotorCommand], index: int) -> None:
+    def _executed(self, run_id: int, plan: Sequence[PlannedStep], index: int) -> None:
         done = sum(len(c.moves) for c in plan[:index + 1])
         state = solver.apply(self.progress["state"], plan[index].text)
         self.progress.update(done_moves=done, state=state)

@@ -10,7 +10,7 @@ for the dashboard's overlay and for keeping a refused scan on disk.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -23,7 +23,7 @@ them as after an emergency stop; ``reconnect`` opens a new session.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from firmware_interface import LinkError
 
@@ -31,7 +31,6 @@ from .errors import RobotError
 from .flipspin.pose import HOLD, OPEN, SPINNER, Op, Pose
 from .motion import MotionOverLink, describe_fault
 from .run import Stopped
-
 
 JOG_OPS = {op.text: op for op in (Op("flip"), Op("hold"), Op("release"),
                                   *(Op(kind, q) for kind in ("spin", "turn") for q in (1, -1, 2, -2)))}

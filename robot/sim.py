@@ -15,16 +15,13 @@ import numpy as np
 
 import solver
 from firmware_interface import SimulatedFirmware
-from firmware_interface.avr import BOARDS
+from solver.puzzles.cube.geometry import FACES
 from vision import PRESETS, ViewConfig, default_views, render_views
 
 from .config import Section
 from .errors import RobotError
 from .rig import SixAxisRig
 from .run import is_solved
-
-
-FIRMWARES = ("python", "avr")
 
 
 @dataclass(frozen=True)
@@ -44,39 +41,42 @@ class SimSettings:
 
 
 def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") -> SimSettings:
-    moves = section.get_int("scramble_moves", 0, minval=0, maxval=1000)
-    jpeg = section.get_int("jpeg", 0, minval=0, maxval=100)
-    motors = section.get_table("motors") or ({} if rig.kind != "six-axis" else {
+    """``[sim]`` (``robot.schema.sim.SimTable``) and what it must agree with: the rig and the controller."""
+    table = section.model
+    motors = table.motors.given() if table.motors is not None else ({} if rig.kind != "six-axis" else {
         "quarter_ms": rig.quarter_turn_s * 1000, "half_ms": rig.half_turn_s * 1000, "settle_ms": rig.settle_s * 1000})
+    if rig.kind == "flip-spin" and section.given("cameras"):
+        section.report("cameras", "a flip/spin rig has one camera above the cube: leave this out")
+    if table.firmware != "python" and controller != "robotd":
+        section.report("firmware", f"picks robotd's own firmware; a {controller} controller is simulated as that "
+                                   "firmware speaks")
+    _check_faults(section, table, controller)
     return SimSettings(
-        puzzle=section.get_int("puzzle", 3, minval=2, maxval=3),
-        light=section.get_str("light", "daylight", choices=tuple(PRESETS)),
-        cameras=_cameras(section, rig),
-        scramble_moves=moves or None,
-        blur=section.get_float("blur", 0.0, minval=0, maxval=10),
-        jpeg=jpeg or None,
-        motors=motors,
-        faults=section.get_table("faults"),
-        reset_on_open=section.get_bool("reset_on_open", True),
-        firmware=_firmware(section, controller),
-        board=section.get_str("board", "ramps", choices=BOARDS),
-    )
+        puzzle=table.puzzle, light=table.light, cameras="top" if rig.kind == "flip-spin" else table.cameras,
+        scramble_moves=table.scramble_moves or None, blur=table.blur, jpeg=table.jpeg or None, motors=motors,
+        faults=table.faults.given(), reset_on_open=table.reset_on_open, firmware=table.firmware, board=table.board)
 
 
-def _cameras(section: Section, rig) -> str:
-    if rig.kind == "flip-spin":
-        if "cameras" in section.data:
-            raise section.error("cameras", "a flip/spin rig has one camera above the cube: leave this out")
-        return "top"
-    return section.get_str("cameras", "corners", choices=("corners", "flip"))
+DEVICE_FAULTS = ("stall", "limit", "reset_after", "silent_after", "close_after")
 
 
-def _firmware(section: Section, controller: str) -> str:
-    firmware = section.get_str("firmware", "python", choices=FIRMWARES)
-    if firmware != "python" and controller != "robotd":
-        raise section.error("firmware", f"picks robotd's own firmware; a {controller} controller is simulated "
-                            "as that firmware speaks")
-    return firmware
+def _check_faults(section: Section, table, controller: str) -> None:
+    """Faults the simulated controller cannot inject, each named with its key."""
+    faults = section.config.section(f"{section.name}.faults")
+    given = [key for key in DEVICE_FAULTS if getattr(table.faults, key) not in (None, [])]
+    if table.firmware == "avr":
+        for key in given:
+            faults.report(key, "the AVR board simulation takes frame faults only (drop, corrupt, duplicate, "
+                               "delay, noise)")
+    elif controller == "maestro":
+        for key in (k for k in given if k in ("stall", "limit")):
+            faults.report(key, "a Maestro has no stall or limit switches")
+    elif controller == "robotd":
+        for key in ("stall", "limit"):
+            unknown = [motor for motor in getattr(table.faults, key) if motor not in FACES]
+            if unknown:
+                faults.report(key, f"{unknown[0]!r} is no motor of the simulated six-axis rig "
+                                   f"({', '.join(FACES)})")
 
 
 class Simulation:

@@ -23,7 +23,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 import solver
 from solver.api import Solution
-from solver.notation import move_length, simplify_moves
+from solver.puzzles.cube.notation import move_length, simplify_moves
 
 from .rig import Rig
 
@@ -32,9 +32,9 @@ log = logging.getLogger(__name__)
 
 def _two_phase_worker_start() -> None:
     """Load the tables and solve one cube, so that the first run's solve is as quick as the later ones."""
-    from solver.cubie import CubieCube, apply_moves_cubie
-    from solver.notation import parse_moves
-    from solver.twophase import prepare, solve_two_phase
+    from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie
+    from solver.puzzles.cube.notation import parse_moves
+    from solver.search.twophase import prepare, solve_two_phase
 
     prepare()
     solve_two_phase(apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'")))
@@ -42,8 +42,8 @@ def _two_phase_worker_start() -> None:
 
 def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
     """Runs in the worker process: two-phase moves (or None) and the seconds they took."""
-    from solver.cubie import from_facelets
-    from solver.twophase import solve_two_phase
+    from solver.puzzles.cube.cubie import from_facelets
+    from solver.search.twophase import solve_two_phase
 
     start = time.perf_counter()
     moves = solve_two_phase(from_facelets(state), budget_s)
@@ -53,7 +53,7 @@ def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
 def candidate(rig: Rig, name: str, moves: list[int] | None, seconds: float) -> tuple[dict, list[int]]:
     """(what the run record shows of one solver's answer, its moves); ``moves`` None: it found none."""
     found = moves is not None
-    moves = simplify_moves(moves) if found else []
+    moves = simplify_moves(moves) if moves is not None else []
     summary = {"solver": name, "found": found, "htm": move_length(moves, "htm"),
                "qtm": move_length(moves, "qtm"), "planned_s": round(rig.planned_s(moves), 3) if found else None,
                "solve_s": round(seconds, 3)}

@@ -11,7 +11,7 @@ planner goes on from the scan's end pose in that frame.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -13,8 +13,8 @@ import errno
 import fcntl
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 Ioctl = Callable[[int, int, bytearray], object]
 

@@ -13,11 +13,13 @@ import contextlib
 import ipaddress
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -28,10 +30,29 @@ from starlette.concurrency import run_in_threadpool
 from .config import Section
 from .errors import RobotError
 from .history import OUTCOMES
-from .web_guard import INTENT_HEADER, LOOPBACK_HOSTS, RequestGuard, host_entry, origin_entry
-from .web_models import (BAD_BODY, BUSY, CHANGE_REFUSED, INVALID, KEY_REFUSED, NO_CAMERA, SQLITE_INT_MAX,
-                         CalibrationCheck, CalibrationUpdate, CameraList, JogReply, JogRequest, MotorsRequest,
-                         RigReply, RunRequest, RunsPage, RunStarted, StopReply, refusals, rig_refusals)
+from .web_guard import INTENT_HEADER, LOOPBACK_HOSTS, RequestGuard
+from .web_models import (
+    BAD_BODY,
+    BUSY,
+    CHANGE_REFUSED,
+    INVALID,
+    KEY_REFUSED,
+    NO_CAMERA,
+    SQLITE_INT_MAX,
+    CalibrationCheck,
+    CalibrationUpdate,
+    CameraList,
+    JogReply,
+    JogRequest,
+    MotorsRequest,
+    RigReply,
+    RunRequest,
+    RunsPage,
+    RunStarted,
+    StopReply,
+    refusals,
+    rig_refusals,
+)
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -73,39 +94,16 @@ def is_loopback(host: str) -> bool:
 
 
 def web_settings(section: Section) -> WebSettings:
-    settings = WebSettings(
-        host=_checked(section, "host", host_entry, section.get_str("host", "127.0.0.1")),
-        port=section.get_int("port", 8080, minval=1, maxval=65535),
-        api_key=section.get_str("api_key", None),
-        root_path=section.get_str("root_path", "").rstrip("/"),
-        cors_origins=_entries(section, "cors_origins", origin_entry),
-        allowed_hosts=_entries(section, "allowed_hosts", host_entry),
-        max_body_bytes=section.get_int("max_body_bytes", 64 * 1024, minval=1024, maxval=16 * 1024 * 1024),
-        behind_proxy=section.get_bool("behind_proxy", False),
-        api_docs=section.get_bool("api_docs", False),
-        stream_fps=section.get_float("stream_fps", 12.0, above=0, maxval=60),
-        client_queue=section.get_int("client_queue", 256, minval=8, maxval=100_000),
-        enabled=section.get_bool("enabled", True),
-    )
+    """``[web]`` as ``robot.schema.daemon.WebTable`` checked it; off loopback (or behind a proxy) a key is
+    required."""
+    table = section.model
+    settings = WebSettings(**{**table.model_dump(), "root_path": table.root_path.rstrip("/"),
+                              "cors_origins": tuple(table.cors_origins), "allowed_hosts": tuple(table.allowed_hosts)})
     if settings.requires_key and not settings.api_key:
         why = ("behind_proxy is true (the proxy makes everyone look local)" if settings.behind_proxy
                else f"host is {settings.host!r} (not a loopback address)")
         raise section.error("api_key", f"is required when {why}: anyone on the network could move the robot")
-    if settings.api_key is not None and len(settings.api_key) < 12:
-        raise section.error("api_key", "must be at least 12 characters")
     return settings
-
-
-def _checked(section: Section, key: str, check: Callable[[object], str], value: object) -> str:
-    """``value`` as ``check`` normalises it; its ValueError becomes the config error for ``key``."""
-    try:
-        return check(value)
-    except ValueError as error:
-        raise section.error(key, str(error)) from None
-
-
-def _entries(section: Section, key: str, check: Callable[[object], str]) -> tuple[str, ...]:
-    return tuple(_checked(section, key, check, entry) for entry in section.get_list(key, []))
 
 
 class Client:
@@ -343,7 +341,7 @@ def refuse_other_methods(app: FastAPI) -> None:
     taken: dict[str, set[str]] = {}
     for route in app.routes:
         if isinstance(route, APIRoute):
-            taken.setdefault(route.path, set()).update(route.methods)
+            taken.setdefault(route.path, set()).update(route.methods or ())
     for path, methods in taken.items():
         app.add_api_route(path, _method_not_allowed(path, sorted(methods)), include_in_schema=False,
                           methods=[method for method in METHODS if method not in methods])

@@ -100,7 +100,8 @@ class RequestGuard:
         parsed = parse_host(value)
         if parsed is None or (parsed[0] not in self.hosts and not _is_address(parsed[0])):
             raise Refused(400, f"Host {value!r} is not a name robotd answers to (it answers to "
-                               f"{', '.join(sorted(self.hosts))} and any IP address; add other names to [web] allowed_hosts)")
+                               f"{', '.join(sorted(self.hosts))} and any IP address; "
+                               "add other names to [web] allowed_hosts)")
 
     def check_origin(self, headers: Headers, needs_intent: bool) -> None:
         source, origin = ("Origin", headers["origin"]) if "origin" in headers else ("Referer", headers.get("referer"))

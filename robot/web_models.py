@@ -1,7 +1,8 @@
 """The dashboard API's request and reply bodies, and the refusals each operation declares.
 
 Request bodies are strict (no ``"5"`` for 5, no ``true`` for 1) and refuse unknown fields, so a typo
-is a 422 naming the field instead of an option silently ignored.
+is a 422 naming the field instead of an option silently ignored. Fields that the config has too (the
+simulation's puzzle, light and scramble length) are its schema's own types (``robot.schema``).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from solver import InvalidState
-from solver.notation import parse_moves
-from vision import PRESETS
+from solver.puzzles.cube.notation import parse_moves
+
+from .schema import Light, Puzzle, ScrambleMoves
 
 SQLITE_INT_MAX = 2**63 - 1   # ids and offsets past this make sqlite3 raise OverflowError
 
@@ -20,11 +22,11 @@ SQLITE_INT_MAX = 2**63 - 1   # ids and offsets past this make sqlite3 raise Over
 class RunRequest(BaseModel):
     """``POST /api/runs``: in simulation, how to scramble the virtual cube first."""
     model_config = ConfigDict(extra="forbid", strict=True)   # no "5" for 5, no true for 1
-    puzzle: Literal[2, 3] | None = None
+    puzzle: Puzzle | None = None                     # these three as [sim] puzzle, light, scramble_moves
     seed: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     scramble: str | None = Field(default=None, max_length=400, description="moves, e.g. \"R U F'\"")
-    light: Literal[tuple(PRESETS)] | None = None  # type: ignore[valid-type]
-    moves: int | None = Field(default=None, ge=0, le=1000, description="scramble with this many random moves")
+    light: Light | None = None
+    moves: ScrambleMoves | None = None
 
     @field_validator("scramble")
     @classmethod

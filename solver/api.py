@@ -7,19 +7,30 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT, search
-from .batch import Puzzle, to_cubie
-from .cubie import from_facelets, solved_facelets, to_facelets
 from .errors import InvalidState
-from .facelets import check_letters
-from .geometry import FACES, face_turn_permutation
-from .heuristic import load_model
-from .perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER, MAX_DEPTH as MAX_PERIMETER, load_perimeter
-from .notation import check_metric, format_moves, inverse_moves, move_length, parse_moves, simplify_moves
-from .pocket import load_table
-from .pocket_coords import STATES
-from .scramble import random_scrambles
-from .twophase import DEFAULT_BUDGET_S as DEFAULT_FALLBACK_BUDGET_S, solve_two_phase
+from .puzzles.cube.batch import Puzzle, to_cubie
+from .puzzles.cube.cubie import from_facelets, solved_facelets, to_facelets
+from .puzzles.cube.facelets import check_letters
+from .puzzles.cube.notation import (
+    check_metric,
+    format_moves,
+    inverse_moves,
+    move_length,
+    move_permutation,
+    parse_moves,
+    simplify_moves,
+)
+from .puzzles.cube.scramble import random_scrambles
+from .puzzles.pocket import STATES, coordinate
+from .puzzles.pocket import model as pocket_model
+from .search.astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT, search
+from .search.heuristic import load_model
+from .search.perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER
+from .search.perimeter import MAX_DEPTH as MAX_PERIMETER
+from .search.perimeter import load_perimeter
+from .search.twophase import DEFAULT_BUDGET_S as DEFAULT_FALLBACK_BUDGET_S
+from .search.twophase import solve_two_phase
+from .tables.exact import load_table
 
 DEFAULT_SCRAMBLE_LENGTH = 25  # 3x3 scrambles without a uniformly random state solver
 FALLBACKS = ("two-phase",)
@@ -28,7 +39,7 @@ DEFAULT_FALLBACK = "two-phase"   # the daemon's, the CLI's and solve()'s: a 3x3x
 
 @dataclass
 class Solution:
-    """A solution: move ids (see ``solver.notation``), its metric and how long solving took."""
+    """A solution: move ids (see ``solver.puzzles.cube.notation``), its metric and how long solving took."""
     moves: list[int]
     metric: str
     seconds: float
@@ -62,7 +73,7 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S
     the shipped cost-to-go network, within ``budget_s`` seconds and
     ``max_nodes`` generated nodes; ``found`` is False when a budget ran out.
     States within ``perimeter`` quarter turns of solved (0 to 7, 0: none) are
-    finished from an exact distance table (see ``solver.perimeter``).
+    finished from an exact distance table (see ``solver.search.perimeter``).
     With ``fallback="two-phase"`` (the default; None for A* alone), a 3x3x3
     that A* did not solve in its budget is solved by Kociemba's two-phase
     algorithm within ``fallback_budget_s`` seconds, and
@@ -76,11 +87,11 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S
     start = time.perf_counter()
     cube = from_facelets(state)
     if cube.size == 2:
-        moves = simplify_moves(load_table(metric).solve(cube))
+        moves = simplify_moves(_pocket_moves(coordinate(cube), metric))
         return Solution(moves, metric, time.perf_counter() - start, 2)
     result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes,
                     perimeter=load_perimeter(perimeter) if perimeter else None, stop=stop)
-    details = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
+    details: dict[str, object] = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
                "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch,
                "perimeter": perimeter}
     moves, found = result.moves, result.found
@@ -90,6 +101,12 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S
             two_phase = solve_two_phase(cube, fallback_budget_s)  # None only if it found nothing in its budget
             moves, found, details["solver"] = two_phase or [], two_phase is not None, "two-phase"
     return Solution(simplify_moves(moves), metric, time.perf_counter() - start, 3, found, details)
+
+
+def _pocket_moves(index: int, metric: str) -> list[int]:
+    """Optimal notation moves from a 2x2x2 state index to solved: a walk down the metric's exact table."""
+    model = pocket_model(metric)
+    return [model.moves[m] for m in load_table(model).walk(index)]
 
 
 def _check_perimeter(depth: int) -> None:
@@ -112,9 +129,7 @@ def apply(state: str, moves: str) -> str:
     from_facelets(state)  # a move sequence on an impossible cube means nothing: refuse it
     stickers = np.frombuffer(state.encode(), dtype=np.uint8)
     for move in parse_moves(moves):
-        source = face_turn_permutation(FACES[move // 3], n)
-        for _ in range(move % 3 + 1):
-            stickers = stickers[source]
+        stickers = stickers[move_permutation(move, n)]
     return stickers.tobytes().decode()
 
 
@@ -133,10 +148,10 @@ def scramble(size: int, seed: int | None = None, length: int | None = None) -> d
     rng = np.random.default_rng(seed)
     puzzle = Puzzle.of_size(size)
     if size == 2 and length is None:
-        table = load_table("htm")
-        moves = inverse_moves(simplify_moves(table.solve_index(int(rng.integers(STATES)))))
+        moves = inverse_moves(simplify_moves(_pocket_moves(int(rng.integers(STATES)), "htm")))
         text = format_moves(moves)
         return {"scramble": text, "state": apply(solved_facelets(2), text)}
-    states, axis_moves = random_scrambles(puzzle, np.array([DEFAULT_SCRAMBLE_LENGTH if length is None else length]), rng)
+    lengths = np.array([DEFAULT_SCRAMBLE_LENGTH if length is None else length])
+    states, axis_moves = random_scrambles(puzzle, lengths, rng)
     moves = [puzzle.moves[k] for k in axis_moves[0] if k >= 0]
     return {"scramble": format_moves(moves), "state": to_facelets(to_cubie(states[0]))}

@@ -8,10 +8,10 @@ import sys
 
 from . import api
 from .errors import InvalidState
-from .astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT
-from .notation import METRICS
-from .perimeter import DEFAULT_DEPTH, MAX_DEPTH
-from .puzzles import PUZZLES
+from .puzzles import PUZZLES, get_puzzle
+from .puzzles.cube.notation import METRICS
+from .search.astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT
+from .search.perimeter import DEFAULT_DEPTH, MAX_DEPTH
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,10 +71,11 @@ def _run(args: argparse.Namespace) -> int:
     elif args.command == "apply":
         print(api.apply(args.state, args.moves))
     elif args.command == "table":
-        from .pocket import load_table
+        from .puzzles.pocket import model
+        from .tables.exact import load_table
         load_table.cache_clear()
-        table = load_table(args.metric)
-        print(json.dumps({"metric": table.metric, "counts": table.counts,
+        table = load_table(model(args.metric))
+        print(json.dumps({"metric": args.metric, "counts": table.counts,
                           "build_s": round(table.build_s, 3), "cached": table.cached}))
     return 0
 
@@ -97,7 +98,7 @@ def _run_puzzle(args: argparse.Namespace) -> int:
         print(solving.apply(args.puzzle, args.state, args.moves))
     elif args.command == "table":
         exact.load_table.cache_clear()
-        table = exact.load_table(args.puzzle)
+        table = exact.load_table(get_puzzle(args.puzzle))
         print(json.dumps({"puzzle": args.puzzle, "states": sum(table.counts), "gods_number": table.gods_number,
                           "counts": table.counts, "build_s": round(table.build_s, 3), "cached": table.cached}))
     return 0

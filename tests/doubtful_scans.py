@@ -4,7 +4,7 @@ which of the two edges is which (the classifier names the four stickers in doubt
 import cv2
 import numpy as np
 
-from solver.geometry import FACES, edge_facelets
+from solver.puzzles.cube.geometry import FACES, edge_facelets
 from vision import ViewConfig, default_views, render_views
 
 GREY = (128, 128, 128)

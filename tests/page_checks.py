@@ -80,7 +80,8 @@ CONTRAST = r"""() => {
   const ownText = (element) => [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
   const describe = (element) => {
     const id = element.id ? `#${element.id}` : "";
-    const cls = typeof element.className === "string" && element.className ? "." + element.className.trim().split(/\s+/).join(".") : "";
+    const named = typeof element.className === "string" && element.className;
+    const cls = named ? "." + element.className.trim().split(/\s+/).join(".") : "";
     return `${element.tagName.toLowerCase()}${id}${cls}`;
   };
   const measure = (found) => {
@@ -128,7 +129,8 @@ CONTRAST = r"""() => {
 }"""
 
 OVERLAPS = r"""(selectors) => {
-  const boxes = selectors.map((s) => [s, document.querySelector(s)]).filter(([, el]) => el && el.getClientRects().length)
+  const boxes = selectors.map((s) => [s, document.querySelector(s)])
+    .filter(([, el]) => el && el.getClientRects().length)
     .map(([s, el]) => [s, el.getBoundingClientRect()]);
   const hits = [];
   for (let i = 0; i < boxes.length; i++) {

@@ -152,9 +152,9 @@ class FrameCamera(StillCamera):
 def calibrating_daemon(tmp_path, turn_s=0.0, views_file="views.toml", **store_options):
     """The test daemon with a real ``CalibrationStore``: the corner rig's two cameras and its view config,
     saved to ``tmp_path / views_file`` (written first, as a config's file would be) and ``calibration.json``."""
-    from vision import default_views
     from robot.calibration_store import CalibrationStore, views_text
     from robot.scanner import ViewScanner
+    from vision import default_views
 
     plain = make_daemon(tmp_path, turn_s=turn_s)
     views = default_views("corners", 3)
@@ -183,10 +183,10 @@ def scanning_daemon(tmp_path, refuse=False, keep=20, retries=0, turn_s=0.0):
     With ``refuse`` two edges are painted grey in every frame, so every scan is
     refused; refused scans are kept in ``tmp_path / "refused-scans"`` (``keep``).
     """
-    from vision import default_views, render_views
+    from doubtful_scans import grey_edges
     from robot.scan_archive import RefusedScans
     from robot.scanner import ViewScanner
-    from doubtful_scans import grey_edges
+    from vision import default_views, render_views
 
     virtual = VirtualRig(solver.scramble(3, seed=0, length=0)["state"], turn_s=turn_s)
     views = default_views("corners", 3)

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from solver import InvalidState, apply, solve
-from solver.astar import search
-from solver.batch import Puzzle, from_cubie, to_cubie
-from solver.cubie import CubieCube, apply_moves_cubie, solved_facelets, to_facelets
-from solver.heuristic import load_model, model_dir
-from solver.notation import parse_moves
-from solver.scramble import random_scrambles, random_states
+from solver.puzzles.cube.batch import Puzzle, from_cubie, to_cubie
+from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, solved_facelets, to_facelets
+from solver.puzzles.cube.notation import parse_moves
+from solver.puzzles.cube.scramble import random_scrambles, random_states
+from solver.search.astar import search
+from solver.search.heuristic import load_model, model_dir
 
 PUZZLE = Puzzle.cube3()
 
@@ -58,7 +58,7 @@ def test_time_budget_is_honoured():
 
 def test_the_network_is_called_in_chunks_and_never_after_the_deadline(monkeypatch):
     """Each call costs 0.1 s of a fake clock: the search must stop calling as soon as its budget is spent."""
-    import solver.astar as astar
+    import solver.search.astar as astar
 
     clock = {"now": 0.0}
     calls = []

@@ -1,11 +1,21 @@
 import numpy as np
 import pytest
 
-from solver.batch import (Puzzle, apply_all_moves, apply_move, from_cubie, is_solved, one_hot, solved,
-                          state_keys, to_cubie, to_facelet_array)
-from solver.cubie import CubieCube, apply_moves_cubie, from_face_letters, to_facelets
-from solver.geometry import FACES
-from solver.scramble import permutation_parity, random_scrambles, random_states
+from solver.puzzles.cube.batch import (
+    Puzzle,
+    apply_all_moves,
+    apply_move,
+    from_cubie,
+    is_solved,
+    one_hot,
+    solved,
+    state_keys,
+    to_cubie,
+    to_facelet_array,
+)
+from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, from_face_letters, to_facelets
+from solver.puzzles.cube.geometry import FACES
+from solver.puzzles.cube.scramble import permutation_parity, random_scrambles, random_states
 
 PUZZLES = [Puzzle.cube3(), Puzzle.cube2()]
 

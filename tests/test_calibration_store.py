@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from robot.calibration_store import BACKUPS, calibration_at_start, field_of, save_atomically, views_text
-from vision import default_views, view_config_from_dict
-
 from robot_doubles import calibrating_daemon, make_daemon, wait_done
 from test_robot_web import dashboard, serving_client
+from vision import default_views, view_config_from_dict
 
 PALETTE = {"U": [235, 235, 230], "R": [200, 30, 40], "F": [30, 160, 70], "D": [240, 210, 20],
            "L": [245, 120, 10], "B": [30, 90, 210]}
@@ -179,7 +178,8 @@ def test_a_flip_spin_rigs_views_cannot_be_changed_here_but_its_colours_can(tmp_p
         page = client.get("/api/calibration").json()
         assert page["editable"] == {"views": False, "calibration": True}
         body = client.post("/api/calibration/check", json={"views": page["config"]["views"]}).json()
-        assert body["problems"][0]["field"] == "views" and "follow from [vision] top_face" in body["problems"][0]["message"]
+        problem = body["problems"][0]
+        assert problem["field"] == "views" and "follow from [vision] top_face" in problem["message"]
         calibration = {"size": 3, "palette": PALETTE, "position_gains": None}
         assert client.put("/api/calibration", json={"calibration": calibration}).status_code == 200
     daemon.close()

@@ -2,11 +2,18 @@ import numpy as np
 import pytest
 
 from solver import apply
-from solver.batch import Puzzle, to_cubie
-from solver.cubie import (CubieCube, apply_moves_cubie, from_face_letters, from_facelets, move_cube,
-                          solved_facelets, to_facelets)
-from solver.notation import MOVE_NAMES, format_moves, inverse_moves, parse_moves
-from solver.scramble import random_states
+from solver.puzzles.cube.batch import Puzzle, to_cubie
+from solver.puzzles.cube.cubie import (
+    CubieCube,
+    apply_moves_cubie,
+    from_face_letters,
+    from_facelets,
+    move_cube,
+    solved_facelets,
+    to_facelets,
+)
+from solver.puzzles.cube.notation import MOVE_NAMES, format_moves, inverse_moves, parse_moves
+from solver.puzzles.cube.scramble import random_states
 
 SOLVED3 = CubieCube.solved(3)
 

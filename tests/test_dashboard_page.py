@@ -15,15 +15,13 @@ from fastapi.testclient import TestClient
 from starlette.responses import PlainTextResponse
 
 import solver
-
+from page_checks import CONTRAST, OVERLAPS, chromium_path
 from robot.daemon import Daemon
 from robot.errors import RobotError
 from robot.motion import parse_jog
 from robot.web import STATIC_DIR, WebSettings, create_app
-from solver.notation import MOVE_NAMES
-
-from page_checks import CONTRAST, OVERLAPS, chromium_path
 from robot_doubles import KEY, acting_daemon, calibrating_daemon, make_daemon, scanning_daemon, wait_done
+from solver.puzzles.cube.notation import MOVE_NAMES
 from test_robotd import free_port, serving
 
 PAGE_FILES = sorted(p.name for p in STATIC_DIR.iterdir() if p.suffix in (".html", ".js", ".css"))
@@ -399,7 +397,8 @@ NET_GEOMETRY = """async ([state, confidence]) => {
     boxes[face.dataset.face] = [b.x, b.y, b.width, b.height];
   }
   const marked = [...svg.querySelectorAll(".doubtful rect")].map((r) => r.dataset.face + r.dataset.index);
-  const visibleMarks = [...svg.querySelectorAll(".doubt-mark")].filter((m) => getComputedStyle(m).display !== "none").length;
+  const visibleMarks = [...svg.querySelectorAll(".doubt-mark")]
+    .filter((m) => getComputedStyle(m).display !== "none").length;
   svg.remove();
   return {doubtful, boxes, marked, visibleMarks, count: svg.querySelectorAll("rect.sticker").length,
           solved: svg.dataset.solved, size: svg.dataset.size};
@@ -729,7 +728,8 @@ def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
     assert applied.views[0].corners[0].tolist() == [300.0, 70.0]
     assert [round(v, 1) for v in applied.views[1].corners[2]] == [round(v, 1) for v in dragged]
     assert store.scanner.calibration.palette[1].tolist() == [200.0, 30.0, 40.0]
-    assert views_file.read_text() != before and [p.read_text() for p in views_file.parent.glob("views.toml.*.bak")] == [before]
+    backups = [p.read_text() for p in views_file.parent.glob("views.toml.*.bak")]
+    assert views_file.read_text() != before and backups == [before]
     page.reload()
     page.wait_for_selector('.calibration-view[data-camera="ufr"] .corner-editor')
     assert page.input_value("#corner-0-0-x") == "300"

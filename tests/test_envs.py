@@ -1,4 +1,6 @@
-"""Gymnasium environments (solver.learning): API conformance, moves, rewards, limits, rendering, vector form."""
+"""Gymnasium environments (solver.learning.envs): API conformance, moves, rewards, limits, rendering, vector form."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -8,10 +10,10 @@ gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is the optional e
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from solver import apply as cube_apply  # noqa: E402
-from solver.learning import ENV_IDS, MAX_EPISODE_STEPS, PuzzleEnv, PuzzleVectorEnv, sticker_puzzle  # noqa: E402
-from solver.learning.rewards import SUBGOAL_BONUS  # noqa: E402
-from solver.notation import format_moves  # noqa: E402
+from solver.learning.envs import ENV_IDS, MAX_EPISODE_STEPS, PuzzleEnv, PuzzleVectorEnv, sticker_puzzle  # noqa: E402
+from solver.learning.envs.rewards import SUBGOAL_BONUS, check_scheme  # noqa: E402
 from solver.puzzles import get_puzzle  # noqa: E402
+from solver.puzzles.cube.notation import format_moves  # noqa: E402
 
 PUZZLES = tuple(ENV_IDS)
 
@@ -78,8 +80,22 @@ def test_subgoal_bonus_and_undo_penalty_on_the_2x2():
 
 
 def test_subgoals_refused_where_none_are_defined():
+    bare = dataclasses.replace(sticker_puzzle("skewb"), subgoals=())
     with pytest.raises(ValueError, match="sub-goals"):
-        PuzzleEnv("skewb", subgoals=True)
+        check_scheme("research", True, bare)
+
+
+@pytest.mark.parametrize("puzzle", ["skewb", "pyraminx"])
+def test_skewb_and_pyraminx_subgoals_are_nested(puzzle):
+    """Their human methods: Skewb first layer, corners, solved; Pyraminx centres, first layer, solved."""
+    masks = sticker_puzzle(puzzle).subgoals
+    assert len(masks) == 3 and masks[-1].all()
+    assert all((inner <= outer).all() and inner.sum() < outer.sum() for inner, outer in zip(masks, masks[1:]))
+    env = PuzzleEnv(puzzle, subgoals=True)
+    env.reset(seed=0, options={"scramble_moves": 0})
+    # every turn of a Skewb corner moves a D corner, every big Pyraminx turn twists a centre: all stages lost
+    assert env.step(0)[1] == -1.0 - 3 * SUBGOAL_BONUS
+    assert env.step(1)[1] == 100.0 + 3 * SUBGOAL_BONUS
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES)
@@ -87,7 +103,8 @@ def test_step_limit_truncates_at_250(puzzle):
     env = gymnasium.make(ENV_IDS[puzzle])
     env.reset(seed=1)
     for step in range(1, MAX_EPISODE_STEPS + 1):
-        _, _, terminated, truncated, info = env.step(step % 2)  # two turns of one face or vertex: only start x that turn, never solved for this seed
+        # two turns of one face or vertex: only start x that turn, never solved for this seed
+        _, _, terminated, truncated, info = env.step(step % 2)
         assert not terminated and truncated == (step == MAX_EPISODE_STEPS)
     assert info == {"solved": False, "moves": 250}
 
@@ -117,7 +134,7 @@ def test_vector_env_matches_single_envs(puzzle):
         env.reset()
         env.state = row.copy()
     rng = np.random.default_rng(0)
-    for step in range(1, 20):
+    for _ in range(1, 20):
         actions = rng.integers(len(vector.puzzle.move_names), size=count)
         obs, reward, terminated, truncated, info = vector.step(actions)
         expected = [env.step(a) for env, a in zip(singles, actions)]

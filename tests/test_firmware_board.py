@@ -11,13 +11,12 @@ import time
 import pytest
 import serial
 
+import devices
 from firmware_interface import DeviceReset, DeviceSilent, PortError
 from firmware_interface.protocol import Command, Hello, StatusQuery
 from solver import apply, scramble
-from solver.cubie import solved_facelets
-from solver.notation import format_moves
-
-import devices
+from solver.puzzles.cube.cubie import solved_facelets
+from solver.puzzles.cube.notation import format_moves
 
 SOLVED = solved_facelets(3)
 

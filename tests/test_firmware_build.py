@@ -5,9 +5,8 @@ import subprocess
 
 import pytest
 
-from firmware_interface.avr import FIRMWARE_DIR
-
 import devices
+from firmware_interface.avr import FIRMWARE_DIR
 
 
 @pytest.fixture(scope="module", autouse=True)

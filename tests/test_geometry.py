@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from solver.geometry import FACES, NORMALS, corner_facelets, edge_facelets, face_turn_permutation, stickers
+from solver.puzzles.cube.geometry import FACES, NORMALS, corner_facelets, edge_facelets, face_turn_permutation, stickers
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -42,13 +42,13 @@ def test_u_turn_moves_front_to_left():
 def test_cube_rotation_is_the_two_outer_turns_and_the_slices(n):
     """Turning the whole cube like R is R, L' and (on a 3x3) the middle slice: every sticker moves
     but the R and L faces keep their own stickers, and four rotations are the identity."""
-    from solver.geometry import cube_rotation_permutation
+    from solver.puzzles.cube.geometry import cube_rotation_permutation
 
     x = cube_rotation_permutation("R", n)
     per_face = n * n
-    r, l = FACES.index("R") * per_face, FACES.index("L") * per_face
+    r, left = FACES.index("R") * per_face, FACES.index("L") * per_face
     assert set(x[r:r + per_face]) == set(range(r, r + per_face))
-    assert set(x[l:l + per_face]) == set(range(l, l + per_face))
+    assert set(x[left:left + per_face]) == set(range(left, left + per_face))
     state = np.arange(6 * per_face)
     for _ in range(4):
         state = state[x]

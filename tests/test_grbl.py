@@ -7,14 +7,21 @@ import time
 import pytest
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, PortError
-from firmware_interface.grbl import (LINE_NOISE_ERRORS, describe_alarm, describe_error, move_line, parse_axes_info,
-                                     parse_reply, parse_status)
+from firmware_interface.grbl import (
+    LINE_NOISE_ERRORS,
+    describe_alarm,
+    describe_error,
+    move_line,
+    parse_axes_info,
+    parse_reply,
+    parse_status,
+)
 from firmware_interface.grbl_link import GrblLink, GrblTiming
 from firmware_interface.grbl_machine import GrblMachine
 from firmware_interface.grbl_sim import SimulatedGrbl
 from firmware_interface.marlin_link import MarlinLink
 from solver import apply
-from solver.cubie import solved_facelets
+from solver.puzzles.cube.cubie import solved_facelets
 
 SOLVED = solved_facelets(3)
 FEED = 270000.0         # a quarter turn (90 units) in 20 ms
@@ -230,7 +237,11 @@ def test_work_positions_and_more_axes(rig):
 
 
 def test_exactly_once_through_a_noisy_line(rig):
-    faults = {"drop": 0.03, "corrupt": 0.03, "duplicate": 0.03, "noise": 0.03, "seed": 11}
+    # grbl lines carry no checksum: a corrupted axis letter is a valid line to another face, which the link
+    # puts back or, when it moved together with an adjacent face, stops on as unsafe (the garbled-line tests
+    # below). Which line the seeded faults hit depends on thread timing, so corruption here goes to the host
+    # only: drops, doubles and noise bursts towards the board must never lose or double a turn.
+    faults = {"drop": 0.03, "duplicate": 0.03, "noise": 0.03, "seed": 11, "to_host": {"corrupt": 0.03}}
     sim, link = rig({"faults": faults}, feed=FEED * 4)
     ready(link)
     state = SOLVED
@@ -240,7 +251,7 @@ def test_exactly_once_through_a_noisy_line(rig):
         state = apply(state, moves)
         assert sim.cube == state                    # no turn lost, none doubled
     board, counters = sim.info(), link.status()["counters"]
-    assert board["to_device"]["corrupted"] and board["to_host"]["corrupted"] and board["to_host"]["dropped"]
+    assert board["to_device"]["noise"] and board["to_device"]["dropped"] and board["to_host"]["corrupted"]
     assert board["errors"] and counters["resends"] and link.status()["healthy"]
 
 
@@ -367,6 +378,15 @@ def test_a_face_beside_the_turning_one_moving_too_is_a_fault(rig):
     with pytest.raises(DeviceFault) as caught:
         link.turn("R", 1).wait(5)
     assert caught.value.code == "STRAY" and "F turned during" in str(caught.value)
+
+
+def test_one_garbled_report_of_a_face_beside_is_no_fault(rig):
+    """A status report has no checksum either: F seen moved in one report alone is not believed."""
+    sim, link = rig()
+    ready(link)
+    sim.mangle_next("Idle|MPos:0.000,90.000,0.000", "Idle|MPos:0.000,90.000,45.000", direction="to_host")
+    link.turn("R", 1).wait(5)
+    assert link.status()["healthy"] and sim.cube == apply(SOLVED, "R")
 
 
 def test_the_opposite_face_moving_too_is_put_back(rig):

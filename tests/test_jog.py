@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+import devices
 import solver
 from firmware_interface import DeviceFault
 from robot import assemble
@@ -16,10 +17,8 @@ from robot.history import History
 from robot.motion import describe_fault
 from robot.rig import rig_from_config
 from robot.run import Runner, RunSettings, Stopped
-from solver.geometry import cube_rotation_permutation
-
-import devices
 from robot_doubles import FAST_RIG, FLIP_SPIN
+from solver.puzzles.cube.geometry import cube_rotation_permutation
 
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
 AVR_RIG = FAST_RIG + """

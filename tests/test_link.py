@@ -20,13 +20,25 @@ from dataclasses import replace
 import pytest
 import serial
 
-from firmware_interface import (AckTimeout, ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError,
-                                LinkError, LinkTiming, PortError, ProtocolVersionError, RigLink, SimulatedFirmware)
+from firmware_interface import (
+    AckTimeout,
+    ConfigError,
+    DeviceFault,
+    DeviceReset,
+    DeviceSilent,
+    HandshakeError,
+    LinkError,
+    LinkTiming,
+    PortError,
+    ProtocolVersionError,
+    RigLink,
+    SimulatedFirmware,
+)
 from firmware_interface.__main__ import main as cli
 from firmware_interface.protocol import Command, Hello, StatusQuery, encode_frame
 from solver import apply, scramble
-from solver.cubie import solved_facelets
-from solver.notation import format_moves, parse_moves
+from solver.puzzles.cube.cubie import solved_facelets
+from solver.puzzles.cube.notation import format_moves, parse_moves
 
 FAST = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 SOLVED = solved_facelets(3)

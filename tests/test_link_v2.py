@@ -12,8 +12,8 @@ import pytest
 from firmware_interface import ConfigError, DeviceFault, RigLink, SimulatedFirmware
 from firmware_interface.steps import Step
 from solver import apply
-from solver.cubie import solved_facelets
-from solver.geometry import FACES, OPPOSITE
+from solver.puzzles.cube.cubie import solved_facelets
+from solver.puzzles.cube.geometry import FACES, OPPOSITE
 
 FAST = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 SOLVED = solved_facelets(3)
@@ -288,10 +288,12 @@ def test_rig_stepper_config_is_read_and_checked(tmp_path):
     assert rig.stepper["R"] == (800, 30000, 1999950) and rig.stepper["U"] == (400, 30000, 1999950)
     assert _rig(tmp_path, "[rig]\n").stepper is None
     for text, words in [("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\naccel = 5\nspeed = 3\n",
-                         r":5: \[rig.stepper\] speed: unknown key"),
+                         r":5: \[rig.stepper\] speed: unknown option "
+                         r"\(known here: accel, max_rate, steps_per_quarter\)"),
                         ("[rig.stepper]\nsteps_per_quarter = 0\nmax_rate = 100\naccel = 5\n",
                          r":2: \[rig.stepper\] steps_per_quarter: must be a whole number of steps 1..20000"),
-                        ("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\n", r"needs accel"),
+                        ("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\n",
+                         r":1: \[rig.stepper\] accel: required option is missing"),
                         ("[rig.stepper]\nsteps_per_quarter = 400\naccel = 5\n"
                          "[rig.stepper.max_rate]\nU = 1\n", r"max_rate\]?:? needs all six faces")]:
         with pytest.raises(RobotConfigError, match=words):
@@ -301,7 +303,7 @@ def test_rig_stepper_config_is_read_and_checked(tmp_path):
 @pytest.mark.parametrize("protocol", [1, 2])
 def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_path, protocol):
     from robot.motion import LinkMotion
-    from solver.notation import parse_moves
+    from solver.puzzles.cube.notation import parse_moves
     sim = sims(protocol=protocol)
     rig = _rig(tmp_path, STEPPER_RIG)
     trace = tmp_path / "trace.log"
@@ -317,7 +319,8 @@ def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_pat
         link.close()
     setup = sim.info()["motor_setup"]
     if protocol == 2:      # the firmware reverses R (the simulator's cube sees face turns as sent)
-        assert motion.device_direction and setup["R"] == (800, 30000, 20000, -1) and setup["U"] == (400, 30000, 20000, 1)
+        assert motion.device_direction
+        assert setup["R"] == (800, 30000, 20000, -1) and setup["U"] == (400, 30000, 20000, 1)
         assert sim.cube == apply(SOLVED, "R U D' F2 R'") and len(sent_frames(trace, "PLAN")) == 2
         assert [args[1:] for args in sent_frames(trace, "SPEED")] == [["50"]]
     else:                  # the host flips R's turns; a version-1 device knows nothing of it
@@ -333,7 +336,7 @@ def test_link_motion_without_stepper_sends_no_motor(sims, tmp_path):
     try:
         motion = LinkMotion(link, rig.motors, rig=rig)
         motion.connect()
-        from solver.notation import parse_moves
+        from solver.puzzles.cube.notation import parse_moves
         motion.run_plan(rig.plan(parse_moves("U R")), lambda i: None)
         motion.estop()
         time.sleep(0.05)

@@ -12,8 +12,8 @@ from firmware_interface.flipspin_mechanism import FlipSpinMechanism
 from firmware_interface.maestro_link import MaestroLink, MaestroTiming
 from firmware_interface.maestro_sim import SimulatedMaestro
 from solver import apply, scramble
-from solver.cubie import solved_facelets
-from solver.geometry import cube_rotation_permutation
+from solver.puzzles.cube.cubie import solved_facelets
+from solver.puzzles.cube.geometry import cube_rotation_permutation
 
 SPIN, COVER = 0, 1
 SLEW = 100.0                     # µs per ms: a 500 µs servo move takes 5 ms
@@ -121,8 +121,11 @@ def test_mechanism_turns_the_cube_as_the_spec_says(size):
     assert mech.counts == {"flips": 1, "spins": 2, "layer_turns": 3}
 
 
+def nothing(mechanism) -> None:
+    """A setup that leaves the mechanism as it is."""
+
+
 def test_mechanism_jams():
-    nothing = lambda m: None
     cases = {                                       # name: (setup, the act that jams)
         "spin at flip": (lambda m: drive(m, "cover", "flip"), lambda m: drive(m, "spin", 1)),
         "spin while the cover moves": (nothing, lambda m: m.servo_moved({SPIN: 1600.0, COVER: 1400.0}, 0.0)),

@@ -9,7 +9,7 @@ from firmware_interface.gcode import checksum, move_command, numbered, parse_pos
 from firmware_interface.marlin_link import MarlinLink, MarlinTiming
 from firmware_interface.marlin_sim import SimulatedMarlin
 from solver import apply
-from solver.cubie import solved_facelets
+from solver.puzzles.cube.cubie import solved_facelets
 
 SOLVED = solved_facelets(3)
 FEED = 270000.0         # a quarter turn (90 units) in 20 ms
@@ -186,7 +186,15 @@ def test_silence_is_device_silent(rig):
     sim.go_silent()
     motion = link.turn("U", 1)
     with pytest.raises(DeviceSilent, match="no reply"):
-        motion.wait(4)
+        motion.wait(7)                        # an earlier M400 is still unanswered: busy_silence (5 s) applies
+
+
+def test_a_lost_keepalive_during_m400_is_not_silence(rig):
+    sim, link = rig({"busy_ms": 2500})        # as if every other keepalive of a 1.25 s M113 were lost
+    ready(link)
+    link.set_speed(2600).wait(1)              # the M400 waits 2.6 s: 2.5 s without a word, over the 2 s silence
+    link.turn("F", 1).wait(6)
+    assert link.status()["healthy"] and sim.cube == apply(SOLVED, "F")
 
 
 def test_estop_stops_the_queue_and_later_moves_fail(rig):

@@ -1,8 +1,14 @@
 import pytest
 
 from solver import InvalidState
-from solver.notation import (MOVE_NAMES, format_moves, inverse_moves, move_length, parse_moves,
-                             simplify_moves)
+from solver.puzzles.cube.notation import (
+    MOVE_NAMES,
+    format_moves,
+    inverse_moves,
+    move_length,
+    parse_moves,
+    simplify_moves,
+)
 
 
 def names(text):

@@ -2,15 +2,15 @@ import numpy as np
 import pytest
 
 from solver import InvalidState, apply, solve
-from solver.astar import search
-from solver.batch import Puzzle, apply_all_moves, from_cubie, solved, to_cubie
 from solver.cli import main as solver_cli
-from solver.cubie import CubieCube, apply_moves_cubie, solved_facelets
-from solver.heuristic import load_model
-from solver.notation import parse_moves
-from solver.perimeter import OUTSIDE, build, exact_distance, load_perimeter, shorten
-from solver.scramble import random_scrambles
-from solver.table_cache import cache_dir
+from solver.puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, solved, to_cubie
+from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, solved_facelets
+from solver.puzzles.cube.notation import parse_moves
+from solver.puzzles.cube.scramble import random_scrambles
+from solver.search.astar import search
+from solver.search.heuristic import load_model
+from solver.search.perimeter import OUTSIDE, build, exact_distance, load_perimeter, shorten
+from solver.tables.cache import cache_dir
 
 PUZZLE = Puzzle.cube3()
 QTM_COUNTS = [1, 12, 114, 1068, 10011, 93840]  # states at each quarter-turn distance from solved

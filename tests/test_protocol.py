@@ -9,13 +9,36 @@ from hypothesis import strategies as st
 from firmware_interface.errors import ConfigError
 from firmware_interface.firmware import Firmware, MotorTiming, VirtualCube
 from firmware_interface.framelog import describe, escape, format_entry, parse_entry, unescape
-from firmware_interface.protocol import (MAX_LINE, Ack, Boot, Command, DecodeError, Decoder, Done, Estop,
-                                         EstopReply, FaultReport, Frame, Hello, HelloReply, Nak, Ping, Rej, Report,
-                                         StatusQuery, Text, crc16, encode_frame, parse_device, parse_host,
-                                         seq_add, seq_diff)
+from firmware_interface.protocol import (
+    MAX_LINE,
+    Ack,
+    Boot,
+    Command,
+    DecodeError,
+    Decoder,
+    Done,
+    Estop,
+    EstopReply,
+    FaultReport,
+    Frame,
+    Hello,
+    HelloReply,
+    Nak,
+    Ping,
+    Rej,
+    Report,
+    StatusQuery,
+    Text,
+    crc16,
+    encode_frame,
+    parse_device,
+    parse_host,
+    seq_add,
+    seq_diff,
+)
 from firmware_interface.steps import SIX_AXIS, Step, parse_step
 from solver import apply
-from solver.cubie import solved_facelets
+from solver.puzzles.cube.cubie import solved_facelets
 
 FUZZ = settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -465,8 +488,8 @@ def test_a_v2_device_negotiates():
     assert reply.proto == 2 and reply.plan == 16 and reply.rate == 40000  # plan never above the queue (16)
     old = device.send(Hello(1, "00001111", 1).encode())[0]                # an older host: a v1 session
     assert old.proto == 1 and old.plan is None and old.rate is None and device.fw.session == "00001111"
-    assert device.send(Command(1, "PLAN", ("1", "R1")).encode())[0] == Rej(1, "BADCMD",
-                                                                             "unknown command 'PLAN' in a version-1 session")
+    rejected = Rej(1, "BADCMD", "unknown command 'PLAN' in a version-1 session")
+    assert device.send(Command(1, "PLAN", ("1", "R1")).encode())[0] == rejected
     future = device.send(Hello(3, "00002222", 1).encode())[0]             # a newer host: no session
     assert future == HelloReply("00002222", 2, "robotd-sim/1.0") and device.fw.session == "00001111"
     assert Device(queue=64).send(Hello(2, "0000ABCD", 1).encode())[-1].plan == 48

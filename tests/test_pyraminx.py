@@ -98,7 +98,8 @@ def test_scramble_is_a_seeded_random_state_with_tips_last():
 
 def test_notation():
     assert PYRAMINX.parse_moves("U L' R B' u l' r b'") == [0, 3, 4, 7, 8, 11, 12, 15]
-    with pytest.raises(InvalidState, match=r"move 1 \('D' at character 1\) is not a Pyraminx move: use U L R B u l r b"):
+    with pytest.raises(InvalidState,
+                       match=r"move 1 \('D' at character 1\) is not a Pyraminx move: use U L R B u l r b"):
         PYRAMINX.parse_moves("D")
 
 

@@ -45,7 +45,8 @@ def test_motors_off_shows_in_the_status(acting):
     assert acting.get("/api/status").json()["motors_on"] is True
 
 
-@pytest.mark.parametrize("body, words", [({}, "enabled: Field required"), ({"enabled": "false"}, "enabled: Input should be"),
+@pytest.mark.parametrize("body, words", [({}, "enabled: Field required"),
+                                         ({"enabled": "false"}, "enabled: Input should be"),
                                          ({"enabled": 0}, "enabled: Input should be"),
                                          ({"enabled": True, "speed": 1}, "speed: Extra inputs")])
 def test_a_bad_motors_body_is_422_naming_the_field(acting, body, words):
@@ -123,6 +124,7 @@ def test_rig_actions_need_the_key_when_bound_to_the_network(tmp_path, path, body
 @pytest.mark.parametrize("path, body, action", ACTIONS)
 def test_rig_actions_need_the_dashboards_header(tmp_path, path, body, action):
     from fastapi.testclient import TestClient
+
     from robot.web import create_app
 
     daemon = acting_daemon(tmp_path)

@@ -1,6 +1,11 @@
 """Config loading: typed getters, ranges, unknown keys and line numbers in every message."""
 
 import logging
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
 
 import platformdirs
 import pytest
@@ -13,6 +18,7 @@ from robot.errors import ConfigError
 from robot.log_file import LogFileSettings, attach, detach
 from robot.paths import find_config
 from robot.rig import rig_from_config
+from robot.schema import SECTIONS, RobotdConfig
 from robot.toml_lines import key_lines
 
 
@@ -38,9 +44,9 @@ def test_values_are_read_and_checked(tmp_path):
 def test_unknown_key_names_file_line_and_key(tmp_path):
     path = write(tmp_path, "[rig]\nquarter_turn_s = 0.1\n\nquater_turn_s = 0.2\n")
     config = Config.load(path)
-    rig_from_config(config.section("rig"))
-    with pytest.raises(ConfigError, match=r"robotd.toml:4: \[rig\] quater_turn_s: unknown option \(known here: .*quarter_turn_s"):
-        config.check_unused()
+    with pytest.raises(ConfigError,
+                       match=r"robotd.toml:4: \[rig\] quater_turn_s: unknown option \(known here: .*quarter_turn_s"):
+        rig_from_config(config.section("rig"))
 
 
 def test_unknown_section(tmp_path):
@@ -56,7 +62,8 @@ def test_unknown_section(tmp_path):
     ("[rig]\nkind = 'delta'\n", r"kind: must be one of six-axis, flip-spin; got 'delta'"),
     ("[rig.motors]\nU = 'U'\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'L'\n", r"motors: two faces share a motor"),
     ("[rig.motors]\nU = 'U'\nR = 'R'\n", r"motors: needs all six faces; missing F, D, L, B"),
-    ("[rig.motors]\nU = 1\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'B'\n", r":2: \[rig.motors\] U: must be a motor name"),
+    ("[rig.motors]\nU = 1\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'B'\n",
+     r":2: \[rig.motors\] U: must be a motor name"),
     ("[rig.direction]\nU = 1\nR = 1\nF = 1\nD = 1\nL = 1\nX = 1\n", r":7: \[rig.direction\] X: is not a face"),
     ("[rig.direction]\nU = 2\nR = 1\nF = 1\nD = 1\nL = 1\nB = 1\n", r":2: \[rig.direction\] U: must be 1 or -1"),
 ])
@@ -228,3 +235,183 @@ def test_search_path_uses_user_config(tmp_path, monkeypatch):
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc" / "robotd.toml").write_text("")
     assert find_config() == tmp_path / "etc" / "robotd.toml"
+
+
+# ---------------------------------------------------------------- one schema (robot.schema), every error at once
+
+SEVERAL_SECTIONS = """\
+[robotd]
+log_level = "loud"
+
+[rig]
+quarter_turn_s = 0
+half_turn_s = "slow"
+
+[controller]
+kind = "marlin"
+
+[controller.marlin]
+buffer = 0
+
+[controller.marlin.timing]
+silence = -1
+silense = 2
+poll = "fast"
+
+[sim]
+puzzle = 4
+
+[sim.motors]
+quarter_ms = -5
+turbo = true
+
+[sim.faults]
+drop = 1.5
+reset_after = -1
+stall = "R"
+
+[sim.faults.to_host]
+corupt = 0.1
+
+[web]
+port = 0
+"""
+
+
+def test_mistakes_in_many_tables_are_all_reported_with_their_lines(tmp_path):
+    path = write(tmp_path, SEVERAL_SECTIONS)
+    with pytest.raises(ConfigError) as caught:
+        load_parts(path, sim=True)
+    marlin_timing = ("boot_timeout, busy_silence, estop_retry, estop_timeout, poll, probe_after, query_timeout, "
+                     "reopen_pause, settle, silence, sync_interval, write_timeout")
+    assert caught.value.problems == [
+        f"{path}:2: [robotd] log_level: must be one of debug, info, warning, error; got 'loud'",
+        f"{path}:5: [rig] quarter_turn_s: must be more than 0; got 0",
+        f"{path}:6: [rig] half_turn_s: must be a number, not 'slow'",
+        f"{path}:12: [controller.marlin] buffer: must be at least 1; got 0",
+        f"{path}:15: [controller.marlin.timing] silence: must be more than 0; got -1",
+        f"{path}:16: [controller.marlin.timing] silense: unknown option (known here: {marlin_timing})",
+        f"{path}:17: [controller.marlin.timing] poll: must be a number, not 'fast'",
+        f"{path}:20: [sim] puzzle: must be one of 2, 3; got 4",
+        f"{path}:23: [sim.motors] quarter_ms: must be at least 0; got -5",
+        f"{path}:24: [sim.motors] turbo: unknown option (known here: half_ms, home_ms, quarter_ms, settle_ms)",
+        f"{path}:27: [sim.faults] drop: must be at most 1; got 1.5",
+        f"{path}:28: [sim.faults] reset_after: must be at least 0; got -1",
+        f"{path}:29: [sim.faults] stall: must be a list, not 'R'",
+        f"{path}:32: [sim.faults.to_host] corupt: unknown option (known here: corrupt, delay, delay_ms, drop, "
+        "duplicate, noise)",
+        f"{path}:35: [web] port: must be at least 1; got 0",
+    ]
+
+
+def test_checks_across_keys_and_tables_are_reported_with_the_field_errors(tmp_path):
+    path = write(tmp_path, """\
+[rig]
+kind = "flip-spin"
+spin_half_s = 0.1
+flip_s = 0
+[controller]
+kind = "maestro"
+[controller.maestro.spin]
+channel = 7
+ccw_us = 1490
+[controller.maestro.timing]
+silence = 0
+[sim]
+cameras = "flip"
+[sim.faults]
+stall = ["U"]
+""")
+    with pytest.raises(ConfigError) as caught:
+        load_parts(path, sim=True)
+    assert [p.removeprefix(f"{path}:") for p in caught.value.problems] == [
+        "3: [rig] spin_half_s: must be at least spin_quarter_s (0.3); got 0.1",
+        "4: [rig] flip_s: must be more than 0; got 0",
+        "8: [controller.maestro.spin] channel: must be at most 5; got 7",
+        "9: [controller.maestro.spin] ccw_us: the spin end-points must be at least 20 µs apart; got 1490, 1500, 2000",
+        "11: [controller.maestro.timing] silence: must be more than 0; got 0",
+        "13: [sim] cameras: a flip/spin rig has one camera above the cube: leave this out",
+        "15: [sim.faults] stall: a Maestro has no stall or limit switches",
+    ]
+
+
+@pytest.mark.parametrize("table, key", [
+    ("robotd", "log_levle"), ("solver", "budget"), ("run", "retries"), ("rig", "quater_turn_s"),
+    ("rig.stepper", "speed"), ("controller", "kinds"), ("controller.marlin", "speed"),
+    ("controller.marlin.timing", "silense"), ("controller.maestro.spin", "angle"),
+    ("controller.maestro.timing", "silense"), ("serial", "prot"), ("serial.timing", "ack"), ("sim", "seed"),
+    ("sim.faults", "dorp"), ("sim.faults.to_device", "dorp"), ("sim.motors", "turn_ms"), ("web", "hots"),
+    ("vision", "view"), ("camera.top", "exposre"),
+])
+def test_an_unknown_key_in_any_table_is_refused_with_its_line(tmp_path, table, key):
+    needs = {"rig.stepper": "steps_per_quarter = 400\nmax_rate = 100\naccel = 5\n", "camera.top": "index = 0\n"}
+    path = write(tmp_path, f"[{table}]\n{needs.get(table, '')}{key} = 1\n")
+    with pytest.raises(ConfigError) as caught:
+        load_parts(path, sim=True)
+    line = 2 + needs.get(table, "").count("\n")
+    assert any(p.startswith(f"{path}:{line}: [{table}] {key}: unknown option (known here: ")
+               for p in caught.value.problems), caught.value.problems
+
+
+def test_without_collect_mode_a_table_raises_all_its_problems_together(tmp_path):
+    config = Config.load(write(tmp_path, "[rig]\nquarter_turn_s = 0\nsettle_s = -1\nbogus = 1\n"))
+    with pytest.raises(ConfigError) as caught:
+        rig_from_config(config.section("rig"))
+    assert [p.split(": ", 2)[1] for p in caught.value.problems] == [
+        "[rig] quarter_turn_s", "[rig] settle_s", "[rig] bogus"]
+
+
+def test_the_command_line_overrides_are_checked_as_the_file_would_be(tmp_path):
+    with pytest.raises(ConfigError, match=r"\[web\] port: must be at most 65535; got 70000"):
+        load_parts(write(tmp_path, ""), sim=True, port=70000)
+
+
+def _toml_blocks(path: Path) -> list[str]:
+    """The robotd configs among a document's ```toml blocks (a view config in docs/vision.md is not one)."""
+    blocks = re.findall(r"```toml\n(.*?)```", path.read_text(), re.S)
+    return [block for block in blocks if set(tomllib.loads(block)) <= set(SECTIONS)]
+
+
+EXAMPLES = [(path.name, n, block) for path in sorted(Path("docs").glob("*.md")) + [Path("README.md")]
+            for n, block in enumerate(_toml_blocks(path))]
+
+
+def test_the_documents_show_example_configs():
+    assert len(EXAMPLES) >= 4 and {name for name, _, _ in EXAMPLES} >= {"hardware.md", "firmware.md"}
+
+
+@pytest.mark.parametrize("name, n, block", EXAMPLES, ids=[f"{name}-{n}" for name, n, _ in EXAMPLES])
+def test_example_configs_in_the_documents_are_valid(tmp_path, name, n, block):
+    parts = load_parts(write(tmp_path, block), sim=True)
+    assert parts.sections["rig"] is not None and parts.sections["controller"] is not None
+
+
+def test_the_sample_config_is_valid_through_the_whole_schema():
+    data = tomllib.loads(Path("deploy/robotd.toml").read_text())
+    model = RobotdConfig.model_validate(data)
+    assert model.rig.kind == "six-axis" and set(model.camera) == {"ufr", "dlb"}
+    assert set(RobotdConfig.model_json_schema()["properties"]) == set(SECTIONS)
+
+
+def test_the_api_and_the_config_share_their_fields():
+    from robot.schema.sim import SimTable
+    from robot.web_models import RunRequest
+
+    for api, config in (("puzzle", "puzzle"), ("light", "light"), ("moves", "scramble_moves")):
+        api_schema = RunRequest.model_json_schema()["properties"][api]["anyOf"][0]
+        config_schema = SimTable.model_json_schema()["properties"][config]
+        words = ("default", "description", "title")
+        assert {k: v for k, v in api_schema.items() if k not in words} == {
+            k: v for k, v in config_schema.items() if k not in words}
+
+
+def test_the_log_file_gets_the_runs_of_robotd_once(tmp_path):
+    log = tmp_path / "logs" / "robotd.log"
+    path = write(tmp_path, f'[robotd]\ndata_dir = "{tmp_path / "data"}"\nlog_file = "{log}"\n'
+                           "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n")
+    done = subprocess.run([sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2",
+                           "--seed", "3"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = log.read_text()
+    assert "INFO: robotd.run: run 1: scanning" in text and "INFO: robotd.run: run 1: done" in text
+    assert "solution" in text and "INFO" not in done.stderr     # stderr keeps to warnings with --once

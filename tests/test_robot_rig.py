@@ -6,7 +6,7 @@ import pytest
 import solver
 from robot.config import Config
 from robot.rig import estimate_s, rig_from_config
-from solver.notation import FACES, format_moves, parse_moves
+from solver.puzzles.cube.notation import FACES, format_moves, parse_moves
 
 
 def rig(**options):

@@ -10,7 +10,6 @@ from robot.events import EventBus
 from robot.history import History
 from robot.rig import rig_from_config
 from robot.run import Runner, RunSettings, is_solved
-
 from robot_doubles import VirtualRig
 
 

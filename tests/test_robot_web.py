@@ -17,9 +17,8 @@ from robot.errors import ConfigError
 from robot.motion import parse_jog
 from robot.web import STATIC_DIR, Broadcaster, WebSettings, create_app, web_settings
 from robot.web_guard import INTENT_HEADER, RequestGuard
-from solver.notation import MOVE_NAMES
-
 from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
+from solver.puzzles.cube.notation import MOVE_NAMES
 
 LOCAL = WebSettings(allowed_hosts=("testserver",))    # TestClient's requests say Host: testserver
 NETWORK = replace(LOCAL, host="0.0.0.0", api_key=KEY)
@@ -298,8 +297,8 @@ def test_any_other_host_is_400(client, host):
         reply = client.request(method, "/api/status" if method == "GET" else "/api/stop", headers={"Host": host})
         assert reply.status_code == 400, (method, host)
         assert reply.json()["detail"] == (f"Host {host!r} is not a name robotd answers to (it answers to "
-                                          "127.0.0.1, ::1, localhost, testserver and any IP address; add other names to "
-                                          "[web] allowed_hosts)")
+                                          "127.0.0.1, ::1, localhost, testserver and any IP address; "
+                                          "add other names to [web] allowed_hosts)")
     assert client.daemon.runner.phase == "idle"
 
 

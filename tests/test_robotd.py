@@ -10,12 +10,11 @@ import time
 
 import pytest
 
+import devices
 from robot import assemble
 from robot.cli import main
-from robot.summary import format_summary
 from robot.history import History
-
-import devices
+from robot.summary import format_summary
 
 FAST_RIG = """
 [rig]
@@ -234,8 +233,8 @@ def test_dry_run_through_the_avr_firmware_ends_solved(tmp_path, puzzle, faults):
 
 
 def test_once_names_the_doubtful_stickers_and_where_the_refused_scan_is_kept(tmp_path, capsys, monkeypatch):
-    from robot.sim import Simulation
     from doubtful_scans import grey_edges
+    from robot.sim import Simulation
 
     rendered = Simulation.frames
     monkeypatch.setattr(Simulation, "frames", lambda self: grey_edges(rendered(self), self.views()))

@@ -11,7 +11,6 @@ import pytest
 from robot import assemble
 from robot.cli import main
 from robot.history import History
-
 from test_robotd import config
 
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.3\nhalf_turn_s = 0.4\nsettle_s = 0.0\n"

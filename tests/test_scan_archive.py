@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 
 import solver
+from doubtful_scans import grey_edges
 from robot.run import ScanRefused
 from robot.scan_archive import LAST_OVERLAY, RefusedScans, ScanMemory, scan_report
 from robot.scanner import ViewScanner
+from robot_doubles import scanning_daemon, wait_done
 from vision import default_views, load_view_config, render_views
 from vision.cli import main as vision_main
-
-from doubtful_scans import grey_edges
-from robot_doubles import scanning_daemon, wait_done
 
 STATE = solver.scramble(3, seed=12)["state"]
 

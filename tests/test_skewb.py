@@ -3,8 +3,8 @@ import pytest
 
 from puzzle_checks import Stickers, check_cli, check_exact_table, facelet_layers, moves_have_order_three
 from solver.errors import InvalidState
-from solver.geometry import CORNER_SLOTS, cube_rotation_permutation
 from solver.puzzles import get_puzzle
+from solver.puzzles.cube.geometry import CORNER_SLOTS, cube_rotation_permutation
 from solver.puzzles.skewb import CORNERS, CUBE_STICKERS, FACES
 from solver.puzzles.stickers import twisted
 from solver.tables import exact, solving
@@ -93,9 +93,9 @@ def test_notation():
 
 def test_table_is_cached():
     exact.load_table.cache_clear()
-    exact.load_table("skewb")
+    exact.load_table(SKEWB)
     exact.load_table.cache_clear()
-    again = exact.load_table("skewb")
+    again = exact.load_table(SKEWB)
     assert again.cached and again.counts == COUNTS
 
 

@@ -6,8 +6,8 @@ import solver
 from robot.rig import SixAxisRig
 from robot.run import RunSettings
 from robot.solving import RigSolver
-from solver.cubie import solved_facelets
-from solver.geometry import FACES
+from solver.puzzles.cube.cubie import solved_facelets
+from solver.puzzles.cube.geometry import FACES
 
 RIG = SixAxisRig(motors={f: f for f in FACES}, direction={f: 1 for f in FACES}, quarter_turn_s=0.15,
                  half_turn_s=0.25, settle_s=0.02, simultaneous_opposite=True)

@@ -6,13 +6,13 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from solver.batch import Puzzle, is_solved  # noqa: E402
-from solver.heuristic import load_model  # noqa: E402
-from solver.scramble import random_states  # noqa: E402
-from solver.training.data import HardPool, bellman_targets, greedy_rollout, scrambled_states  # noqa: E402
-from solver.training.export import export  # noqa: E402
-from solver.training.model import CostToGo  # noqa: E402
-from solver.training.train import Recipe, Trainer  # noqa: E402
+from solver.learning.training.data import HardPool, bellman_targets, greedy_rollout, scrambled_states  # noqa: E402
+from solver.learning.training.export import export  # noqa: E402
+from solver.learning.training.model import CostToGo  # noqa: E402
+from solver.learning.training.train import Recipe, Trainer  # noqa: E402
+from solver.puzzles.cube.batch import Puzzle, is_solved  # noqa: E402
+from solver.puzzles.cube.scramble import random_states  # noqa: E402
+from solver.search.heuristic import load_model  # noqa: E402
 
 
 class Exact(torch.nn.Module):

@@ -1,22 +1,58 @@
 import numpy as np
 import pytest
 
-from solver import InvalidState, apply, solve, twophase_search
-from solver.batch import Puzzle, to_cubie
-from solver.cubie import CubieCube, apply_moves_cubie, from_facelets, move_cube, solved_facelets, to_facelets
-from solver.notation import inverse_moves, parse_moves
-from solver.scramble import random_states
-from solver.table_cache import cache_dir
-from solver.twophase import solve_two_phase
-from solver.twophase_coords import (FLIPS, PHASE2_MOVES, SLICES, TWISTS, UD_SPLITS, combination_index,
-                                    corner_perm_moves, flip_index, flip_moves, flip_rows, permutation_index,
-                                    permutation_rows, phase1_coordinates, phase2_coordinates, slice_index,
-                                    slice_moves, slice_perm_moves, slice_rows, twist_index, twist_moves,
-                                    twist_rows, ud_edge_perm_moves, ud_split_moves, ud_split_of_edge_perm)
-from solver.twophase_search import LAST_PHASE1_MOVES, RETURN_TO_G1
-from solver.twophase_tables import (CACHE_NAME, SIZES, TABLES, load_tables, pack_nibbles, packed_size,
-                                    unpack_nibbles)
-from solver.twophase_views import inverse, turned, views
+from solver import InvalidState, apply, solve
+from solver.puzzles.cube.batch import Puzzle, to_cubie
+from solver.puzzles.cube.cubie import (
+    CubieCube,
+    apply_moves_cubie,
+    from_facelets,
+    move_cube,
+    solved_facelets,
+    to_facelets,
+)
+from solver.puzzles.cube.notation import inverse_moves, parse_moves
+from solver.puzzles.cube.scramble import random_states
+from solver.search.twophase import ida as twophase_search
+from solver.search.twophase import solve_two_phase
+from solver.search.twophase.coords import (
+    FLIPS,
+    PHASE2_MOVES,
+    SLICES,
+    TWISTS,
+    UD_SPLITS,
+    combination_index,
+    corner_perm_moves,
+    flip_index,
+    flip_moves,
+    flip_rows,
+    permutation_index,
+    permutation_rows,
+    phase1_coordinates,
+    phase2_coordinates,
+    slice_index,
+    slice_moves,
+    slice_perm_moves,
+    slice_rows,
+    twist_index,
+    twist_moves,
+    twist_rows,
+    ud_edge_perm_moves,
+    ud_split_moves,
+    ud_split_of_edge_perm,
+)
+from solver.search.twophase.ida import LAST_PHASE1_MOVES, RETURN_TO_G1
+from solver.search.twophase.tables import (
+    CACHE_NAME,
+    SIZES,
+    TABLES,
+    load_tables,
+    pack_nibbles,
+    packed_size,
+    unpack_nibbles,
+)
+from solver.search.twophase.views import inverse, turned, views
+from solver.tables.cache import cache_dir
 
 PUZZLE = Puzzle.cube3()
 G1_MOVES = set(PHASE2_MOVES)
@@ -141,7 +177,8 @@ def layer_counts_from_cubies(moves, coordinates, depth):
 def test_first_layers_match_cubie_enumeration():
     counts = load_tables().counts
     for name, (i, j) in {"twist_slice": (0, 2), "flip_slice": (1, 2), "twist_flip": (0, 1)}.items():
-        pair = (lambda c: (phase1_coordinates(c)[i], phase1_coordinates(c)[j]))
+        def pair(c, i=i, j=j):
+            return phase1_coordinates(c)[i], phase1_coordinates(c)[j]
         assert counts[name][:4] == layer_counts_from_cubies(range(18), pair, 3)
 
     def phase2(cube):
@@ -149,7 +186,9 @@ def test_first_layers_match_cubie_enumeration():
         return corner, edge, slice_perm, int(ud_split_of_edge_perm()[edge])
 
     for name, (i, j) in {"corner_slice_perm": (0, 2), "edge_slice_perm": (1, 2), "corner_ud_split": (0, 3)}.items():
-        assert counts[name][:4] == layer_counts_from_cubies(PHASE2_MOVES, lambda c: (phase2(c)[i], phase2(c)[j]), 3)
+        def pair2(c, i=i, j=j):
+            return phase2(c)[i], phase2(c)[j]
+        assert counts[name][:4] == layer_counts_from_cubies(PHASE2_MOVES, pair2, 3)
 
 
 def test_nibble_packing_round_trips_odd_counts():

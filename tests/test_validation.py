@@ -1,8 +1,8 @@
 import pytest
 
 from solver import InvalidState
-from solver.cubie import from_facelets, solved_facelets
-from solver.facelets import to_face_letters
+from solver.puzzles.cube.cubie import from_facelets, solved_facelets
+from solver.puzzles.cube.facelets import to_face_letters
 
 SOLVED3 = solved_facelets(3)
 SOLVED2 = solved_facelets(2)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from solver import scramble
-from solver.batch import Puzzle, to_facelet_array
-from solver.cubie import CubieCube, from_face_letters, to_facelets
-from solver.geometry import sticker_name
-from solver.scramble import random_states
+from solver.puzzles.cube.batch import Puzzle, to_facelet_array
+from solver.puzzles.cube.cubie import CubieCube, from_face_letters, to_facelets
+from solver.puzzles.cube.geometry import sticker_name
+from solver.puzzles.cube.scramble import random_states
 from vision import ScanError, calibrate, classify
 from vision.lab import linear_to_srgb, srgb_to_linear
 from vision.lighting import PRESETS, sticker_colours

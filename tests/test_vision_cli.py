@@ -9,11 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
+from doubtful_scans import refused_images
 from solver import scramble
 from vision.cli import main
 from vision.lighting import sticker_colours
-
-from doubtful_scans import refused_images
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,7 +120,8 @@ def test_scan_writes_the_overlay_for_photos_and_for_a_rig(tmp_path, capsys, stat
     run(capsys, "render", "--state", state, "--view", "corners", "-o", str(tmp_path / "cam.png"), "--seed", "1",
         "--views-out", str(views))
     code, printed, _ = run(capsys, "scan", "--views", str(views), "--image", f"ufr={tmp_path / 'cam_ufr.png'}",
-                           "--image", f"dlb={tmp_path / 'cam_dlb.png'}", "--json", "--overlay", str(tmp_path / "rig.png"))
+                           "--image", f"dlb={tmp_path / 'cam_dlb.png'}", "--json",
+                           "--overlay", str(tmp_path / "rig.png"))
     assert code == 0 and json.loads(printed)["state"] == state
     assert read_png(tmp_path / "rig.png").shape == read_png(tmp_path / "photos.png").shape  # one layout for both
 

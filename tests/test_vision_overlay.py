@@ -4,12 +4,11 @@ import cv2
 import numpy as np
 import pytest
 
+from doubtful_scans import refused_images
 from solver import scramble
 from vision import Classification, ScanError, default_views, draw_overlay, render_views, scan_views
 from vision.overlay import FACE_PX, MARGIN, NET_CELL, TITLE_PX, doubtful_stickers, encode_png
 from vision.views import FaceView, ViewConfig
-
-from doubtful_scans import refused_images
 
 RED, WHITE = (0, 0, 255), (255, 255, 255)
 M = int(round(FACE_PX * MARGIN))

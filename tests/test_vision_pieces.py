@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from solver.batch import Puzzle, to_facelet_array
-from solver.cubie import from_face_letters
-from solver.scramble import random_states
+from solver.puzzles.cube.batch import Puzzle, to_facelet_array
+from solver.puzzles.cube.cubie import from_face_letters
+from solver.puzzles.cube.scramble import random_states
 from vision.pieces import _orientations, best_cube, best_cube_without, fixed_facelets
 
 

@@ -8,8 +8,15 @@ import numpy as np
 import pytest
 
 from solver import scramble
-from vision import ScanError, default_views, load_view_config, render_views, sample_views, scan_views
-from vision import view_config_from_dict
+from vision import (
+    ScanError,
+    default_views,
+    load_view_config,
+    render_views,
+    sample_views,
+    scan_views,
+    view_config_from_dict,
+)
 from vision.sampling import sample_face, sample_square
 from vision.views import face_corner_names
 

@@ -6,11 +6,22 @@ import numpy as np
 import pytest
 
 from solver import scramble
-from solver.geometry import FACES, OPPOSITE
+from solver.puzzles.cube.geometry import FACES, OPPOSITE
 from vision import ScanError, classify
 from vision.lab import srgb_to_lab
-from vision.scheme import (BLUE, COLOUR_NAMES, GREEN, ORANGE, RED, STANDARD_FACE, WHITE, YELLOW,
-                           colour_names, handedness, is_mirror_scheme)
+from vision.scheme import (
+    BLUE,
+    COLOUR_NAMES,
+    GREEN,
+    ORANGE,
+    RED,
+    STANDARD_FACE,
+    WHITE,
+    YELLOW,
+    colour_names,
+    handedness,
+    is_mirror_scheme,
+)
 
 DAYLIGHT_SRGB = {WHITE: (235, 235, 230), RED: (190, 25, 40), GREEN: (0, 155, 80),
                  YELLOW: (250, 215, 0), ORANGE: (255, 105, 15), BLUE: (0, 75, 175)}

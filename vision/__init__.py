@@ -16,9 +16,9 @@ from .calibration import Calibration, calibrate, load_calibration
 from .classify import Classification, classify
 from .errors import ScanError
 from .grid import Grid, detect_grid
-from .render import RIGS, default_views, render_views, top_face_corners
 from .lighting import PRESETS
 from .overlay import draw_overlay
+from .render import RIGS, default_views, render_views, top_face_corners
 from .sampling import sample_face, sample_views
 from .scan import sample_photos, scan_photos, scan_views
 from .views import FaceView, ViewConfig, load_view_config, view_config_from_dict

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.geometry import FACES, OPPOSITE
+from solver.puzzles.cube.geometry import FACES, OPPOSITE
 
 from .errors import ScanError
 from .lab import linear_to_lab, linear_to_srgb, luminance, srgb_to_linear
@@ -67,7 +67,7 @@ class Calibration:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
 
 
-def calibrate(rgb: np.ndarray, per_position: bool = True) -> Calibration:
+def calibrate(rgb: np.ndarray | list, per_position: bool = True) -> Calibration:
     """Build a calibration from the sticker colours of a *solved* cube, in facelet order.
 
     ``rgb``: (54, 3) or (24, 3) sRGB 0..255, as sampled by the rig. Every face

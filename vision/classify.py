@@ -35,7 +35,7 @@ from itertools import product
 
 import numpy as np
 
-from solver.geometry import FACES, OPPOSITE, sticker_name
+from solver.puzzles.cube.geometry import FACES, OPPOSITE, sticker_name
 
 from .calibration import Calibration, check_rgb
 from .errors import ScanError
@@ -89,9 +89,10 @@ def _with_exposure_advice(error: ScanError, rgb: np.ndarray) -> ScanError:
     doubted = [index[name] for name in error.stickers if name in index]
     if not doubted or np.mean(rgb[doubted].max(axis=1) >= SATURATED) < 0.5:
         return error
-    return ScanError(f"{str(error).rstrip('.')}. The stickers in doubt are nearly saturated (a channel at {SATURATED:.0f} or "
-                     "more of 255): the picture is overexposed, which hides the difference between white "
-                     "and yellow; lower the camera's exposure or the light.", error.stickers, error.reading)
+    return ScanError(f"{str(error).rstrip('.')}. The stickers in doubt are nearly saturated "
+                     f"(a channel at {SATURATED:.0f} or more of 255): the picture is overexposed, which hides "
+                     "the difference between white and yellow; lower the camera's exposure or the light.",
+                     error.stickers, error.reading)
 
 
 def _read(rgb: np.ndarray, calibration: Calibration | None) -> tuple[Fit, float]:
@@ -141,15 +142,16 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
             fits.append((fit.solution.cost, FACES[face], quarter, fit))
     fits.sort(key=lambda f: f[0])
     if len(fits) == 1 or (len(fits) > 1 and fits[1][0] - fits[0][0] > TURN_MARGIN):
-        _, face, quarter, fit = fits[0]
+        _, turned_face, quarter, fit = fits[0]
         reading = _judged(fit)
         if reading.repaired and given.solution.cost - fit.solution.cost < TURN_MARGIN:
-            raise ScanError(f"the colours read form no real cube as the faces were given; face {face} turned back by "
-                            f"{90 * quarter} degrees makes one only with stickers {', '.join(reading.repaired)} read "
+            raise ScanError("the colours read form no real cube as the faces were given; "
+                            f"face {turned_face} turned back by {90 * quarter} degrees makes one only with stickers "
+                            f"{', '.join(reading.repaired)} read "
                             "against their own colour, and explains the colours hardly better: a face is probably "
                             "lit differently rather than turned. Check that each image shows the face it is named "
                             "for, upright and evenly lit, and rescan", reading.repaired)
-        return replace(reading, turned={face: quarter})
+        return replace(reading, turned={turned_face: quarter})
     if fits:
         options = ", ".join(f"face {f} turned {90 * q} degrees" for _, f, q, _ in fits[:4])
         raise ScanError(f"the colours read form no real cube as the faces were given, and more than one "

@@ -1,7 +1,8 @@
 """``python -m vision``: classify sticker colours, scan photos, render synthetic views, calibrate.
 
     python -m vision classify --rgb FILE.json [--json] [--calibration CAL.json]
-    python -m vision scan --faces U=u.png R=r.png F=f.png D=d.png L=l.png B=b.png [--size N] [--json] [--overlay OUT.png]
+    python -m vision scan --faces U=u.png R=r.png F=f.png D=d.png L=l.png B=b.png \
+        [--size N] [--json] [--overlay OUT.png]
     python -m vision scan --views RIG.toml --image ufr=a.png --image dlb=b.png [--json] [--overlay OUT.png]
     python -m vision render --state S --view RIG[:IMAGE] --light PRESET -o out.png [--seed N]
     python -m vision calibrate (--rgb FILE.json | --faces ... | --views ... --image ...) -o CAL.json

@@ -234,8 +234,8 @@ def _framed_cells(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[in
     judged, and a cell whose middle is off the image is no sticker seen.
     """
     n, side = size * size, CELL * size
-    target = np.float32([[0, 0], [side, 0], [side, side], [0, side]]) - 0.5  # on the outer pixel edges
-    matrix = cv2.getPerspectiveTransform(np.float32(corners), target)
+    target = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32) - 0.5  # on the outer pixel edges
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
     square = cv2.warpPerspective(image, matrix, (side, side), borderMode=cv2.BORDER_CONSTANT,
                                  borderValue=(255, 255, 255))
     shown = cv2.warpPerspective(np.full(image.shape[:2], 1, np.uint8), matrix, (side, side),
@@ -274,11 +274,11 @@ def _upright(corners: np.ndarray) -> np.ndarray:
     right, down = corners[1] - corners[0], corners[3] - corners[0]
     if right[0] * down[1] - right[1] * down[0] < 0:    # mirrored order: make it clockwise on screen
         corners = corners[[0, 3, 2, 1]]
-    best = None
+    best_score, best = -np.inf, corners
     for k in range(4):
         c = np.roll(corners, -k, axis=0)
         right, down = c[1] - c[0], c[3] - c[0]
         score = right[0] / np.linalg.norm(right) + down[1] / np.linalg.norm(down)
-        if best is None or score > best[0]:
-            best = (score, c)
-    return best[1]
+        if score > best_score:
+            best_score, best = score, c
+    return best

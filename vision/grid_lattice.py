@@ -14,8 +14,8 @@ not tried again: a face is fitted once, not once per sticker pair.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 

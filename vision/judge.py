@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.cubie import from_face_letters
-from solver.geometry import FACES, sticker_name
+from solver.puzzles.cube.cubie import from_face_letters
+from solver.puzzles.cube.geometry import FACES, sticker_name
 
 from .errors import ScanError
 from .pieces import Solution, best_cube_without, fixed_facelets
@@ -115,7 +115,7 @@ def _check_doubts(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np
     everyone = np.arange(len(labels))
     fit = d2[everyone, labels]
     fixed = fixed_facelets(size)
-    _check_outliers([i for i in everyone if i not in fixed and fit[i] > OUTLIER_D2], len(labels), size)
+    _check_outliers([int(i) for i in everyone if i not in fixed and fit[i] > OUTLIER_D2], len(labels), size)
     doubts: dict[int, set[int]] = {}
     candidates = [i for i in np.argsort(confidence)
                   if i not in fixed and (confidence[i] < CHECK_BELOW or fit[i] > OUTLIER_D2)]
@@ -135,7 +135,7 @@ def _check_colours_differ(refs: np.ndarray, spread: np.ndarray, labels: np.ndarr
     a, b, d2 = closest_colours(refs, spread)
     if d2 >= MIN_SEPARATION_D2:
         return
-    names = tuple(sticker_name(i, size) for i in np.flatnonzero((labels == a) | (labels == b)))
+    names = tuple(sticker_name(int(i), size) for i in np.flatnonzero((labels == a) | (labels == b)))
     raise ScanError(f"the colours of faces {FACES[min(a, b)]} and {FACES[max(a, b)]} look the same "
                     f"(stickers {', '.join(names)}): a cube shows six different colours; "
                     "check the lighting and that every sticker is in view", names)
@@ -167,10 +167,10 @@ def _check_repairs(labels: np.ndarray, features: np.ndarray, repaired: np.ndarra
     if len(strong) <= MAX_STRONG_REPAIRS:
         return
     nearest = logp.argmax(axis=1)
-    parts = [f"{sticker_name(i, size)} looks {FACES[nearest[i]]} but only {FACES[labels[i]]} fits" for i in strong]
+    parts = [f"{sticker_name(int(i), size)} looks {FACES[nearest[i]]} but only {FACES[labels[i]]} fits" for i in strong]
     raise ScanError(f"{len(strong)} stickers had to be read against their own colour ({', '.join(parts)}): "
                     "too many for misreads; is every face in view and its grid found where it is?",
-                    tuple(sticker_name(i, size) for i in strong))
+                    tuple(sticker_name(int(i), size) for i in strong))
 
 
 def _check_outliers(outliers: list[int], count: int, size: int) -> None:

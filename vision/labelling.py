@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .pieces import Solution, best_cube_without, fixed_facelets
 from .judge import CLEAR_FIT_D2, STRONG_REPAIR_LOGP
+from .pieces import Solution, best_cube_without, fixed_facelets
 from .reader import MAX_PASSES, Reader, closest_colours, colour_separation, costs, log_likelihood
 
 MAX_SPLITS = 2             # overlapping colour pairs split again
@@ -123,7 +123,7 @@ def cube_gap(reader: Reader, fit: Fit) -> float:
     fixed = fixed_facelets(reader.size)
     free = np.array([i for i in range(len(labels)) if i not in fixed])
     slots = np.repeat(np.arange(6), reader.per_face)
-    for index, face in fixed.items():
+    for face in fixed.values():
         slots = np.delete(slots, np.flatnonzero(slots == face)[0])
     everyone = np.arange(len(labels))
     for _ in range(MAX_PASSES):
@@ -152,7 +152,7 @@ def _flipped(fit: Fit) -> list[np.ndarray]:
     held in place only by references fitted to itself gives way here.
     """
     unsure = _unsure(fit)[:MAX_FLIPS]
-    out = []
+    out: list[np.ndarray] = []
     for i in unsure:
         labels = best_cube_without(fit.cost, fit.solution, i).faces
         if not any(np.array_equal(labels, o) for o in out):

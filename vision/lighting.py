@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 from .errors import ScanError
 
 # Default scheme: U white, R red, F green, D yellow, L orange, B blue (linear reflectance).

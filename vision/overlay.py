@@ -19,7 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from solver.geometry import FACES, sticker_name
+from solver.puzzles.cube.geometry import FACES, sticker_name
 
 from .classify import Classification
 from .errors import ScanError
@@ -106,8 +106,8 @@ def _face_tile(image: np.ndarray | str, view: FaceView, margin: int) -> np.ndarr
 def _warp_with_margin(image: np.ndarray, corners: np.ndarray, margin: int) -> np.ndarray:
     """The face warped to FACE_PX square (net orientation) inside ``margin`` pixels of its dimmed surroundings."""
     side = FACE_PX + 2 * margin
-    square = np.float32([[0, 0], [FACE_PX, 0], [FACE_PX, FACE_PX], [0, FACE_PX]]) + margin - 0.5
-    matrix = cv2.getPerspectiveTransform(np.float32(corners), square)
+    square = np.array([[0, 0], [FACE_PX, 0], [FACE_PX, FACE_PX], [0, FACE_PX]], np.float32) + margin - 0.5
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), square)
     tile = cv2.warpPerspective(image, matrix, (side, side), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(GREY, GREY, GREY))
     inside = tile[margin:margin + FACE_PX, margin:margin + FACE_PX].copy()
@@ -128,9 +128,9 @@ def _swatch_colours(faces: dict[str, np.ndarray], size: int, margin: int,
         square = faces[face][margin:margin + cell * size, margin:margin + cell * size]
         blocks = square.reshape(size, cell, size, cell, 3)[:, inner, :, inner]
         middles.append(np.median(blocks.transpose(0, 2, 1, 3, 4).reshape(size * size, -1, 3), axis=1))
-    middles = np.concatenate(middles)
+    sampled = np.concatenate(middles)
     letters = np.array(list(reading.state))
-    return {letter: tuple(int(v) for v in np.median(middles[letters == letter], axis=0))
+    return {letter: tuple(int(v) for v in np.median(sampled[letters == letter], axis=0))
             for letter in set(reading.state)}
 
 

@@ -6,7 +6,7 @@ cubes: every corner and edge slot holds a real piece, each piece once (so
 each colour is on exactly 9 or 4 stickers), corner twists add up to 0 mod
 3, edge flips to 0 mod 2, and corner and edge permutations have the same
 parity. Stickers whose face is fixed by definition (the centres of a 3x3,
-the DLB corner of a 2x2, see ``solver.facelets``) keep it.
+the DLB corner of a 2x2, see ``solver.puzzles.cube.facelets``) keep it.
 
 Method: a min-cost matching of pieces to slots (each pair costed with its
 best orientation), an exact dynamic programme over orientations for the
@@ -19,13 +19,19 @@ undone by exchanging the two pieces whose exchange costs least.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from solver.geometry import CORNER_SLOTS, EDGE_SLOTS, FACES, centre_facelets, corner_facelets, edge_facelets
-
+from solver.puzzles.cube.geometry import (
+    CORNER_SLOTS,
+    EDGE_SLOTS,
+    FACES,
+    centre_facelets,
+    corner_facelets,
+    edge_facelets,
+)
 
 _DLB_SLOT = CORNER_SLOTS.index("DBL")
 _TRANSPOSITIONS_TRIED = 6
@@ -53,7 +59,7 @@ class Solution:
     parts: tuple = ()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _kinds(size: int) -> tuple[PieceKind, ...]:
     corner_faces = np.array([[FACES.index(CORNER_SLOTS[p][(k - t) % 3]) for k in range(3)]
                              for p in range(8) for t in range(3)], dtype=np.intp)
@@ -68,7 +74,7 @@ def _kinds(size: int) -> tuple[PieceKind, ...]:
     return corners, edges
 
 
-@lru_cache(maxsize=None)
+@cache
 def fixed_facelets(size: int) -> dict[int, int]:
     """Facelets whose face is fixed by definition: 3x3 centres, the 2x2 DLB corner."""
     if size == 3:
@@ -189,7 +195,8 @@ def _combine(cost: np.ndarray, size: int, per_kind: list[dict[int, _KindResult]]
     else:
         corners, edges = per_kind
         pairs = [(corners[p], edges[p]) for p in (0, 1) if p in corners and p in edges]
-        chosen = list(min(pairs, key=lambda pair: pair[0].cost + pair[1].cost))
+        best_corners, best_edges = min(pairs, key=lambda pair: pair[0].cost + pair[1].cost)
+        chosen = [best_corners, best_edges]
     for kind, result in zip(kinds, chosen):
         _fill(faces, kind, result)
     return Solution(faces, fixed_cost + sum(r.cost for r in chosen), size, tuple(per_kind))

@@ -11,12 +11,12 @@ follows.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from solver.geometry import FACES, OPPOSITE
+from solver.puzzles.cube.geometry import FACES, OPPOSITE
 
 from .calibration import Calibration
 from .lab import linear_to_lab, luminance, srgb_to_linear
@@ -163,7 +163,7 @@ def _medians(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return np.stack([np.median(values[labels == k], axis=0) for k in range(6)])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gain_fit(size: int) -> np.ndarray:
     """Matrix taking per-sticker log ratios of one face to its fitted plane (ridge on the slopes)."""
     step = np.linspace(-1.0, 1.0, size)
@@ -200,6 +200,7 @@ class Reader:
         self.per_face = self.size ** 2
         self.calibration = calibration
         linear = srgb_to_linear(rgb)
+        self.prior_linear: np.ndarray | None
         if calibration is not None:
             linear = calibration.flatten(linear)
             target = calibration.palette_linear.mean(axis=0)
@@ -224,11 +225,11 @@ class Reader:
         self.features = _features(self.linear)
         refs = _medians(self.features, labels)
         if self.prior_linear is not None:
-            refs = self._with_prior(refs, labels)
+            refs = self._with_prior(refs, labels, self.prior_linear)
         self.spread = _spread(self.features, refs, labels)
         return refs
 
-    def _with_prior(self, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    def _with_prior(self, refs: np.ndarray, labels: np.ndarray, prior_linear: np.ndarray) -> np.ndarray:
         """Pull the references towards the calibrated colours, at the brightness seen now.
 
         On the solved cube each colour was lit as its face was; only its
@@ -237,9 +238,9 @@ class Reader:
         """
         if self.prior_match is None:
             d = ((_chromaticity(_medians(self.linear, labels))[:, None, :]
-                  - _chromaticity(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
+                  - _chromaticity(prior_linear)[None, :, :]) ** 2).sum(axis=2)
             self.prior_match = linear_sum_assignment(d)[1]
-        prior = self.prior_linear[self.prior_match]
+        prior = prior_linear[self.prior_match]
         seen = luminance(_medians(self.linear, labels))
         prior = _features(prior * (seen / np.maximum(luminance(prior), 1e-6))[:, None])
         counts = np.bincount(labels, minlength=6)[:, None]
@@ -259,7 +260,8 @@ class Reader:
         for feature_fn, sigma in ((_chromaticity, CHROMA_SIGMA), (_features, LAB_START_SIGMA)):
             features = feature_fn(self.linear0)
             spread = np.full((6, features.shape[1]), sigma)
-            rough = lambda refs: best_cube(costs(features, refs, spread, feature_fn is _features)[0], self.size)  # noqa: E731
+            def rough(refs, features=features, spread=spread, lab=feature_fn is _features):
+                return best_cube(costs(features, refs, spread, lab)[0], self.size)
             seeds = self.seed_sets(features, feature_fn)
             tried = sorted((rough(refs).cost, i) for i, refs in enumerate(seeds))
             for _, i in tried[:ROUGH_REFINED]:
@@ -282,7 +284,7 @@ class Reader:
                         fixed: dict[int, int]) -> list[np.ndarray]:
         """2x2: D, L, B come from the DLB corner; guesses for U, R, F (their opposites)."""
         known = [FACES.index(f) for f in "DLB"]
-        if self.prior_linear is not None:
+        if self.prior_linear is not None and self.calibration is not None:   # set together
             prior = feature_fn(self.prior_linear)
             d = ((refs[known][:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
             rows = linear_sum_assignment(d)[1]
@@ -321,7 +323,7 @@ def _free_clusters(features: np.ndarray, known: np.ndarray, fixed: dict[int, int
     free_index = [i for i in range(len(features)) if i not in fixed]
     free = features[free_index]
     rng = np.random.default_rng(0)   # the same input always reads the same
-    results = []
+    results: list[np.ndarray] = []
     for attempt in range(CLUSTER_STARTS):
         centres = list(known)
         for _ in range(3):
@@ -331,9 +333,9 @@ def _free_clusters(features: np.ndarray, known: np.ndarray, fixed: dict[int, int
             else:
                 pick = int(rng.choice(len(free), p=d / d.sum()))
             centres.append(free[pick])
-        centres = _balanced_kmeans(free, np.array(centres), len(known), len(features) // 6)
-        if not any(np.allclose(centres[len(known):], r) for r in results):
-            results.append(centres[len(known):])
+        fitted = _balanced_kmeans(free, np.array(centres), len(known), len(features) // 6)
+        if not any(np.allclose(fitted[len(known):], r) for r in results):
+            results.append(fitted[len(known):])
     return results
 
 

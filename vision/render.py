@@ -29,8 +29,8 @@ import cv2
 import numpy as np
 
 from solver import InvalidState
-from solver.facelets import to_face_letters
-from solver.geometry import FACES
+from solver.puzzles.cube.facelets import to_face_letters
+from solver.puzzles.cube.geometry import FACES
 
 from .errors import ScanError
 from .lab import linear_to_srgb
@@ -125,7 +125,7 @@ def _sensor_noise(linear: np.ndarray, light: Lighting, rng: np.random.Generator)
     sigma = cv2.sqrt(np.maximum(linear, 0) * np.float32(light.shot_noise) + np.float32(light.read_noise ** 2))
     noise = np.empty_like(linear)
     cv2.setRNGSeed(int(rng.integers(2 ** 31)))
-    cv2.randn(noise, 0.0, 1.0)
+    cv2.randn(noise, 0.0, 1.0)  # type: ignore[call-overload]  # the stub wants arrays for mean and stddev; scalars work
     return (linear + noise * sigma) * np.float32(light.gain)
 
 
@@ -236,7 +236,10 @@ def render_image(camera: Camera, state: str, light: Lighting | str, rng: np.rand
     image = _SRGB_LUT[index]
     if jpeg is not None:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])
-        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        if decoded is None:
+            raise RuntimeError("OpenCV could not decode the JPEG it had just encoded")
+        image = decoded.astype(np.uint8, copy=False)
     return image
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from solver.geometry import FACES
+from solver.puzzles.cube.geometry import FACES
 
 from .errors import ScanError
 from .views import ViewConfig
@@ -46,8 +46,8 @@ def check_image(image, name: str) -> np.ndarray:
 def warp_face(image: np.ndarray, corners: np.ndarray, size: int, cell: int = CELL_PX) -> np.ndarray:
     """The face as a square BGR image (net orientation) from its corners TL, TR, BR, BL."""
     side = size * cell
-    target = np.float32([[0, 0], [side, 0], [side, side], [0, side]]) - 0.5  # on the outer pixel edges
-    matrix = cv2.getPerspectiveTransform(np.float32(corners), target)
+    target = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32) - 0.5  # on the outer pixel edges
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
     return cv2.warpPerspective(image, matrix, (side, side), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
@@ -64,7 +64,8 @@ def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarr
     faces, cell = len(squares), squares.shape[1] // size
     outer = max(inner, OUTER)
     margin = int(round(cell * (1 - outer) / 2))
-    blocks = squares[:, :size * cell, :size * cell].reshape(faces, size, cell, size, cell, 3).transpose(0, 1, 3, 2, 4, 5)
+    cells = squares[:, :size * cell, :size * cell].reshape(faces, size, cell, size, cell, 3)
+    blocks = cells.transpose(0, 1, 3, 2, 4, 5)
     region = blocks[:, :, :, margin:cell - margin, margin:cell - margin]
     side = region.shape[3]
     pixels = region.reshape(faces * size * size, -1, 3)[:, :, ::-1].astype(np.float32)  # BGR -> RGB

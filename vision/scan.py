@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from solver.geometry import FACES
+from solver.puzzles.cube.geometry import FACES
 
 from .calibration import Calibration
 from .classify import Classification, classify

@@ -1,18 +1,19 @@
 """3D geometry of the synthetic camera: the cube's faces and stickers, cameras and rig poses.
 
-World frame as in ``solver.geometry``: x towards R, y towards U, z towards
+World frame as in ``solver.puzzles.cube.geometry``: x towards R, y towards U, z towards
 F; a cube of n layers spans -n..n (a cubie is 2 units wide). Cameras are
 pinholes with x right, y down, z forward.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
-from solver.geometry import FACES, NORMALS, stickers
+from solver.puzzles.cube.geometry import FACES, NORMALS, stickers
 
 STICKER_HALF = 0.86      # half-side of a sticker on a 2-unit cubie: the rest is black gap
 STICKER_ROUND = 0.2      # corner radius of a sticker
@@ -33,7 +34,7 @@ class FaceFrame:
         return np.stack([self.centre - r - d, self.centre + r - d, self.centre + r + d, self.centre - r + d])
 
 
-@lru_cache(maxsize=None)
+@cache
 def face_frames(size: int) -> tuple[FaceFrame, ...]:
     """The six faces of an n-cube, in face order, with their net orientation."""
     frames = []
@@ -47,7 +48,7 @@ def face_frames(size: int) -> tuple[FaceFrame, ...]:
     return tuple(frames)
 
 
-@lru_cache(maxsize=None)
+@cache
 def sticker_outline(points_per_corner: int = 4) -> np.ndarray:
     """(k, 2) outline of a rounded sticker in its own (right, down) units, centred on 0."""
     inner = STICKER_HALF - STICKER_ROUND
@@ -70,7 +71,7 @@ def sticker_polygons(size: int) -> np.ndarray:
     return np.array(polys)
 
 
-def rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+def rotation(axis: np.ndarray | Sequence[float], angle: float) -> np.ndarray:
     """Rotation matrix about a unit axis (Rodrigues)."""
     axis = np.asarray(axis, dtype=np.float64)
     axis = axis / np.linalg.norm(axis)
@@ -89,7 +90,7 @@ class Camera:
     shift: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
-    def looking_at(cls, position, target, up, **kwargs) -> "Camera":
+    def looking_at(cls, position, target, up, **kwargs) -> Camera:
         position = np.asarray(position, dtype=np.float64)
         forward = np.asarray(target, dtype=np.float64) - position
         forward /= np.linalg.norm(forward)

@@ -29,7 +29,7 @@ from itertools import permutations
 
 import numpy as np
 
-from solver.geometry import FACES
+from solver.puzzles.cube.geometry import FACES
 
 from .lab import srgb_to_lab
 from .reader import TYPICAL_STICKERS_SRGB

@@ -28,12 +28,12 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from solver.geometry import CORNER_SLOTS, FACES, stickers
+from solver.puzzles.cube.geometry import CORNER_SLOTS, FACES, stickers
 
 from .errors import ScanError
 
@@ -42,7 +42,7 @@ _VIEW_KEYS = {"image", "face", "corners", "at"}
 MIN_FACE_AREA_PX = 64.0
 
 
-@lru_cache(maxsize=None)
+@cache
 def face_corner_names(face: str) -> tuple[str, str, str, str]:
     """Names of a face's corners (top-left, top-right, bottom-right, bottom-left in the net)."""
     n = 2
@@ -53,7 +53,8 @@ def face_corner_names(face: str) -> tuple[str, str, str, str]:
         letters = {f for f, axis, sign in (("R", 0, 1), ("L", 0, -1), ("U", 1, 1), ("D", 1, -1),
                                            ("F", 2, 1), ("B", 2, -1)) if position[axis] == sign}
         names.append(next(slot for slot in CORNER_SLOTS if set(slot) == letters))
-    return tuple(names)
+    top_left, top_right, bottom_left, bottom_right = names
+    return top_left, top_right, bottom_left, bottom_right
 
 
 @dataclass(frozen=True)

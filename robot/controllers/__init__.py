@@ -6,7 +6,7 @@
 - ``maestro``: a Pololu Maestro (or a clone) driving the servos of a flip/spin rig.
 
 Each kind is one module with the same four functions: ``settings``
-(reads and validates ``[controller.KIND]``), ``open_link`` (the host side
+(makes its settings of ``[controller.KIND]``, which ``robot.schema.controllers`` checked), ``open_link`` (the host side
 of the serial link), ``simulator`` (the same controller simulated on a
 pseudo-terminal, for dry runs) and ``motion`` (what the run drives). The run
 never knows which kind it drives.
@@ -47,15 +47,15 @@ class Controller:
 
 
 def controller_from_config(config: Config, rig, kind: str | None = None) -> Controller:
-    """``[controller]``: the kind (``kind`` overrides it, e.g. from ``--controller``) and its own section."""
-    section = config.section("controller")
+    """``[controller]``: the kind (``kind`` overrides it, e.g. from ``--controller``) and its own table."""
     if kind is not None:
-        section.data = {**section.data, "kind": kind}
-    kind = section.get_str("kind", "robotd", choices=tuple(KINDS))
-    others = [name for name in KINDS if name != kind and config.has_section(f"controller.{name}")]
-    if others:
-        raise ConfigError(f"{config.where(f'controller.{others[0]}')}: [controller.{others[0]}] is set, but "
-                          f"[controller] kind is {kind!r}: remove the section or set kind = {others[0]!r}")
+        config.override("controller.kind", kind)
+    section = config.section("controller")
+    kind = section.model.kind
+    for other in (name for name in KINDS if name != kind and section.given(name)):
+        key = f"controller.{other}"
+        config.add(ConfigError(f"{config.where(key)}: [{key}] is set, but [controller] kind is {kind!r}: remove the "
+                               f"table or set kind = {other!r}"), config.line(key))
     if rig.kind not in RIGS[kind]:
         wanted = " or ".join(RIGS[kind])
         raise config.error("controller.kind", f"a {kind} controller drives a {wanted} rig, but [rig] kind is "
@@ -68,10 +68,10 @@ def controller_from_config(config: Config, rig, kind: str | None = None) -> Cont
 def _no_robotd_link_keys(config: Config, kind: str) -> None:
     serial = config.section("serial")
     for key in ("timing", *robotd.LOG_KEYS):
-        if key in serial.data:
+        if serial.given(key):
             instead = (f"takes its timing in [controller.{kind}.timing]" if key == "timing"
                        else "keeps no trace or fault logs")
-            raise config.error(f"serial.{key}", f"applies to robotd's own firmware; a {kind} controller {instead}")
+            serial.report(key, f"applies to robotd's own firmware; a {kind} controller {instead}")
 
 
 __all__ = ["Controller", "KINDS", "RIGS", "controller_from_config", "ConfigError"]

@@ -17,11 +17,11 @@ axes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
-from solver.geometry import FACES
+from solver.puzzles.cube.geometry import FACES
 
 from ..config import Config
 from ..errors import ConfigError
@@ -57,47 +57,16 @@ class GcodeSettings:
 
 
 def settings(config: Config, kind: str, rig) -> GcodeSettings:
-    section = config.section(f"controller.{kind}")
-    dialect = DIALECTS[kind]
+    """``[controller.marlin]`` or ``[controller.grblhal]`` (``robot.schema.controllers``)."""
+    table = config.section(f"controller.{kind}").model
     if dict(rig.motors) != {face: face for face in FACES}:
-        raise config.error("rig.motors", f"with a {kind} controller the motors are the faces; map faces to "
-                           f"axes in [controller.{kind}] axes instead")
-    axes = _axes(section, dialect)
-    units = section.get_float("units_per_quarter", 90.0, above=0, maxval=100_000)
-    timing = section.get_table("timing")
-    _check_timing(section, dialect, timing)
+        config.report("rig.motors", f"with a {kind} controller the motors are the faces; map faces to axes in "
+                                    f"[controller.{kind}] axes instead")
     return GcodeSettings(
-        dialect=kind, axes=axes, units_per_quarter=units,
-        feed=section.get_float("feed", units * 60.0 / rig.quarter_turn_s, above=0, maxval=1e8),
-        baudrate=section.get_int("baudrate", 115200, minval=300, maxval=4_000_000),
-        buffer=section.get_int("buffer", 3, minval=1, maxval=64) if kind == "marlin" else 1,
-        timing=timing)
-
-
-def _axes(section, dialect: Dialect) -> dict[str, str]:
-    table = section.get_table("axes") or dict(zip(FACES, dialect.default_axes))
-    unknown = sorted(set(table) - set(FACES))
-    if unknown:
-        raise section.error(f"axes.{unknown[0]}", f"is not a face; faces are {', '.join(FACES)}")
-    missing = [face for face in FACES if face not in table]
-    if missing:
-        raise section.error("axes", f"needs all six faces; missing {', '.join(missing)}")
-    for face, letter in table.items():
-        if not (isinstance(letter, str) and len(letter) == 1 and letter in dialect.letters):
-            raise section.error(f"axes.{face}", f"must be one axis letter of {', '.join(dialect.letters)}; "
-                                f"got {letter!r}")
-    if len(set(table.values())) != len(table):
-        raise section.error("axes", "two faces share an axis")
-    return {face: table[face] for face in FACES}
-
-
-def _check_timing(section, dialect: Dialect, timing: dict) -> None:
-    known = [f.name for f in fields(_load(dialect.timing)) if f.name != "baudrate"]
-    for key, value in timing.items():
-        if key not in known:
-            raise section.error(f"timing.{key}", f"unknown key (known: {', '.join(known)})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise section.error(f"timing.{key}", f"must be a positive number of seconds; got {value!r}")
+        dialect=kind, axes=dict(table.axes or zip(FACES, DIALECTS[kind].default_axes)),
+        units_per_quarter=table.units_per_quarter,
+        feed=table.feed if table.feed is not None else table.units_per_quarter * 60.0 / rig.quarter_turn_s,
+        baudrate=table.baudrate, buffer=getattr(table, "buffer", 1), timing=table.timing.given())
 
 
 def _load(path: str):

@@ -29,7 +29,7 @@ Control Center) and keep the servo off its mechanical stops.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
@@ -38,13 +38,11 @@ from firmware_interface.maestro_link import MaestroLink
 from firmware_interface.maestro_sim import SimulatedMaestro
 from firmware_interface.maestro_timing import MaestroTiming
 
-from ..config import Config, Section
+from ..config import Config
 from ..errors import ConfigError
 
 SERVOS = {"spin": (("ccw_us", -1), ("home_us", 0), ("cw_us", 1)),
           "cover": (("open_us", "open"), ("hold_us", "hold"), ("flip_us", "flip"))}
-_DEFAULTS = {"spin": (0, 1000.0, 1500.0, 2000.0), "cover": (1, 1500.0, 1200.0, 1900.0)}
-_MIN_APART_US = 20.0
 
 
 @dataclass(frozen=True)
@@ -69,37 +67,13 @@ class MaestroSettings:
 
 
 def settings(config: Config, kind: str, rig) -> MaestroSettings:
-    section = config.section("controller.maestro")
-    channels = section.get_int("channels", 6, minval=1, maxval=24)
-    servos = {name: _servo(config.section(f"controller.maestro.{name}"), name, channels) for name in SERVOS}
-    if servos["spin"].channel == servos["cover"].channel:
-        raise section.error("cover.channel", f"the spin and cover servos need their own channels; both are "
-                            f"{servos['spin'].channel}")
-    timing = section.get_table("timing")
-    known = [f.name for f in fields(MaestroTiming) if f.name not in ("baudrate", "servo_us_per_ms")]
-    for key, value in timing.items():
-        if key not in known:
-            raise section.error(f"timing.{key}", f"unknown key (known: {', '.join(known)})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise section.error(f"timing.{key}", f"must be a positive number; got {value!r}")
-    timing = {**timing, "servo_us_per_ms": section.get_float("servo_us_per_ms", 2.0, above=0, maxval=1000)}
-    return MaestroSettings(channels=channels, crc=section.get_bool("crc", False),
-                           baudrate=section.get_int("baudrate", 115200, minval=300, maxval=4_000_000),
-                           servos=servos, timing=timing)
-
-
-def _servo(section: Section, name: str, channels: int) -> Servo:
-    channel, *pulses = _DEFAULTS[name]
-    points = {}
-    for (key, point), default in zip(SERVOS[name], pulses):
-        points[point] = section.get_float(key, default, minval=400, maxval=2600)
-    ordered = sorted(points.values())
-    if any(b - a < _MIN_APART_US for a, b in zip(ordered, ordered[1:])):
-        raise section.error(SERVOS[name][0][0], f"the {name} end-points must be at least {_MIN_APART_US:g} µs "
-                            f"apart; got {', '.join(f'{v:g}' for v in points.values())}")
-    return Servo(channel=section.get_int("channel", channel, minval=0, maxval=channels - 1), end_points=points,
-                 speed=section.get_int("speed", 0, minval=0, maxval=10000),
-                 accel=section.get_int("accel", 0, minval=0, maxval=255))
+    """``[controller.maestro]`` (``robot.schema.controllers.MaestroTable``)."""
+    table = config.section("controller.maestro").model
+    servos = {name: Servo(channel=servo.channel, speed=servo.speed, accel=servo.accel,
+                          end_points={point: getattr(servo, key) for key, point in SERVOS[name]})
+              for name, servo in (("spin", table.spin), ("cover", table.cover))}
+    return MaestroSettings(channels=table.channels, crc=table.crc, baudrate=table.baudrate, servos=servos,
+                           timing={**table.timing.given(), "servo_us_per_ms": table.servo_us_per_ms})
 
 
 def _timing(options: MaestroSettings, port: str) -> MaestroTiming:

@@ -11,7 +11,7 @@ reference firmware, or the AVR firmware binary under simavr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
@@ -35,32 +35,12 @@ MIB = 1024 * 1024
 
 
 def settings(config: Config, kind: str, rig) -> RobotdSettings:
-    serial = config.section("serial")
-    defaults = LogLimits()
-    logs = LogLimits(
-        trace_max_bytes=round(serial.get_float("trace_max_mb", defaults.trace_max_bytes / MIB, minval=0.01,
-                                               maxval=1024) * MIB),
-        trace_backups=serial.get_int("trace_backups", defaults.trace_backups, minval=1, maxval=100),
-        fault_logs=serial.get_int("keep_fault_logs", defaults.fault_logs, minval=0, maxval=10_000))
-    return RobotdSettings(timing=_timing(config), trace=serial.get_str("trace", None), logs=logs)
-
-
-def _timing(config: Config) -> dict:
-    """``[serial.timing]``: the keys given, each checked with its line (the link's defaults for its port
-    fill in the rest when it opens); an unknown key is left to ``Config.check_unused``."""
-    section = config.section("serial.timing")
-    given = {}
-    for field in fields(LinkTiming):
-        config.used.add(f"serial.timing.{field.name}")
-        if field.name in section.data:
-            whole = field.type == "int"
-            given[field.name] = (section.get_int(field.name, minval=1) if whole
-                                 else section.get_float(field.name, above=0))
-    try:
-        LinkTiming.from_config({k: v for k, v in given.items() if v is not None})
-    except LinkConfigError as error:
-        section.config.report("serial.timing", str(error).removeprefix("link timing: "))
-    return given
+    """``[serial]`` (``robot.schema.controllers.SerialTable``): the link's timing (the keys given; the link's
+    defaults for its port fill in the rest when it opens), its trace and fault dumps."""
+    serial = config.table("serial")
+    logs = LogLimits(trace_max_bytes=round(serial.trace_max_mb * MIB), trace_backups=serial.trace_backups,
+                     fault_logs=serial.keep_fault_logs)
+    return RobotdSettings(timing=serial.timing.given(), trace=serial.trace, logs=logs)
 
 
 def open_link(controller, port: str, config: Config, data_dir: Path) -> RigLink:

@@ -10,11 +10,11 @@ spins 180 degrees. This is what the optimal planner is measured against.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
-from solver.geometry import FACES
-from solver.notation import move_face, move_turns
+from solver.puzzles.cube.geometry import FACES
+from solver.puzzles.cube.notation import move_face, move_turns
 
 from .planner import check_moves
 from .pose import FLIP, HOLD, HOLD_OP, OPEN, RELEASE, SPINNER, Op, Pose, spin_ops
@@ -28,7 +28,7 @@ QUARTERS = {1: (1,), 2: (1, 1), 3: (-1,)}  # signed quarter turns of a move, by 
 def _recipe(start: Pose, face: str, turn: int, timing: FlipSpinTiming) -> tuple[Op, ...]:
     """Fewest flips and quarter spins (then least time) to ``face`` on the spinner, ready to turn ``turn``."""
     best = {start: (0, 0.0)}
-    heap = [(0, 0.0, start, ())]
+    heap: list[tuple] = [(0, 0.0, start, ())]
     while heap:
         moves, seconds, pose, ops = heapq.heappop(heap)
         if pose.bottom == face and pose.spinner + turn in SPINNER:

@@ -29,13 +29,13 @@ The plan ends with the cover open.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
-from typing import Sequence
 
-from solver.geometry import FACES
-from solver.notation import move_face, move_turns
+from solver.puzzles.cube.geometry import FACES
+from solver.puzzles.cube.notation import move_face, move_turns
 
 from ..errors import RobotError
 from .pose import HOLD, N_STATES, SPIN_TABLE, Op, Pose, free_ops, turn_ops
@@ -70,10 +70,10 @@ def _graph(timing: FlipSpinTiming) -> _Graph:
     free, turns, carried, bottom, top = [], [], [], [], []
     for index in range(N_STATES):
         pose = Pose.from_index(index)
-        free.append(tuple((pose.apply(op).index, timing.cost(op), op) for op in free_ops(pose, timing.half_spins)))
+        free.append(tuple((pose.apply(op).number, timing.cost(op), op) for op in free_ops(pose, timing.half_spins)))
         held = tuple(turn_ops(pose.spinner)) if pose.cover == HOLD else ()
-        turns.append(tuple((pose.apply(op).index, timing.cost(op), op) for op in held))
-        carried.append(tuple((carried_turn(pose, op).index, timing.cost(op), op) for op in held))
+        turns.append(tuple((pose.apply(op).number, timing.cost(op), op) for op in held))
+        carried.append(tuple((carried_turn(pose, op).number, timing.cost(op), op) for op in held))
         bottom.append(FACES.index(pose.bottom))
         top.append(FACES.index(pose.cube_face("U")))
     return _Graph(tuple(free), tuple(turns), tuple(carried), tuple(bottom), tuple(top))
@@ -167,7 +167,7 @@ def plan_optimal(moves: Sequence[int], start: Pose, timing: FlipSpinTiming,
         return [], start
     graph = _graph(timing)
     costs: Costs = [None] * N_STATES
-    costs[start.index] = 0
+    costs[start.number] = 0
     history = []
     for run in axis_runs(moves):
         trails = []
@@ -190,10 +190,12 @@ def plan_optimal(moves: Sequence[int], start: Pose, timing: FlipSpinTiming,
 
 def _cheapest(ends: list[Costs]) -> tuple[Costs, list]:
     """Per pose, the cheapest of the orders' costs and which order gave it (the first on a tie)."""
-    best, choice = [None] * N_STATES, [None] * N_STATES
+    best: list[int | None] = [None] * N_STATES
+    choice: list[int | None] = [None] * N_STATES
     for k, costs in enumerate(ends):
         for index, cost in enumerate(costs):
-            if cost is not None and (best[index] is None or cost < best[index]):
+            current = best[index]
+            if cost is not None and (current is None or cost < current):
                 best[index], choice[index] = cost, k
     return best, choice
 

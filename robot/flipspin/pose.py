@@ -18,17 +18,18 @@ The ops and their physics:
 
 The spinner sits at -1, 0 or +1 quarter turns; spins and turns move it and
 must keep it there. The whole-cube rotations are read off
-``solver.geometry`` so the rig and the solver share one idea of space.
+``solver.puzzles.cube.geometry`` so the rig and the solver share one idea of space.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
-from solver.geometry import FACES, cube_rotation_permutation
+from solver.puzzles.cube.geometry import FACES, cube_rotation_permutation
 
 from ..errors import RobotError
 
@@ -67,7 +68,7 @@ def _rotated(faces: str, axis: str) -> str:
     return "".join(faces[source[9 * w + 4] // 9] for w in range(6))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tables() -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     orientations = [FACES]
     index = {FACES: 0}
@@ -115,24 +116,24 @@ class Pose(NamedTuple):
         return self.faces[3]
 
     @property
-    def index(self) -> int:
+    def number(self) -> int:
         """A dense number 0..N_STATES-1 for tables and searches."""
         return (self.orientation * 3 + self.spinner + 1) * 2 + (self.cover == HOLD)
 
     @classmethod
-    def from_index(cls, index: int) -> "Pose":
+    def from_index(cls, index: int) -> Pose:
         rest, held = divmod(index, 2)
         orientation, spinner = divmod(rest, 3)
         return cls(orientation, spinner - 1, HOLD if held else OPEN)
 
     @classmethod
-    def of(cls, faces: str, spinner: int = 0, cover: str = OPEN) -> "Pose":
+    def of(cls, faces: str, spinner: int = 0, cover: str = OPEN) -> Pose:
         """The pose with cube faces ``faces`` at world U R F D L B."""
         if faces not in ORIENTATION_INDEX:
             raise RobotError(f"{faces!r} is not a cube orientation (six face letters, a rotation of URFDLB)")
         return cls(ORIENTATION_INDEX[faces], spinner, cover)
 
-    def apply(self, op: Op) -> "Pose":
+    def apply(self, op: Op) -> Pose:
         """The pose after ``op``; raises RobotError when the rig cannot do it from here."""
         kind, q = op
         if kind == "hold" or kind == "release":

@@ -12,9 +12,9 @@ optimal planner may make a move by turning the opposite layer.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Sequence
 
 from ..config import Section
 from ..errors import RobotError
@@ -86,8 +86,8 @@ class FlipSpinRig:
 
 
 def flip_spin_from_config(section: Section) -> FlipSpinRig:
-    """Read ``[rig]`` for kind = "flip-spin": the timing keys (see ``timing``) and ``planner``."""
-    timing = timing_from_config(section)
-    planner = section.get_str("planner", "optimal", choices=tuple(PLANNERS))
-    return FlipSpinRig(timing, planner)
+    """``[rig]`` for kind = "flip-spin" (``robot.schema.rig.FlipSpinTable``): the timing keys (see ``timing``)
+    and ``planner``."""
+    table = section.model
+    return FlipSpinRig(timing_from_config(table), table.planner)
 

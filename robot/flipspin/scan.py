@@ -12,10 +12,12 @@ the frames can be read with a ``vision.views.ViewConfig`` built here.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from solver.geometry import FACES
+import numpy as np
+
+from solver.puzzles.cube.geometry import FACES
 from vision.views import ViewConfig, face_corner_names, view_config_from_dict
 
 from ..errors import RobotError
@@ -57,7 +59,8 @@ def image_corners(pose: Pose) -> tuple[str, str, str, str]:
     for world in IMAGE_CORNERS:
         letters = {pose.cube_face(w) for w in world}
         found.append(next(name for name in names if set(name) == letters))
-    return tuple(found)
+    top_left, top_right, bottom_right, bottom_left = found
+    return top_left, top_right, bottom_right, bottom_left
 
 
 def _bit(pose: Pose) -> int:
@@ -67,8 +70,9 @@ def _bit(pose: Pose) -> int:
 def _route(start: Pose, timing: FlipSpinTiming) -> list[tuple[Op, Pose]]:
     """The quickest (then fewest robot moves) ops from ``start`` (cover open) until every face was on top."""
     first = (start, _bit(start))
-    best, parent = {first: 0}, {first: None}
-    heap = [(0, start.index, first)]
+    best = {first: 0}
+    parent: dict[tuple[Pose, int], tuple[tuple[Pose, int], Op] | None] = {first: None}
+    heap = [(0, start.number, first)]
     while heap:
         cost, _, node = heapq.heappop(heap)
         if cost > best[node]:
@@ -83,7 +87,7 @@ def _route(start: Pose, timing: FlipSpinTiming) -> list[tuple[Op, Pose]]:
             nxt = (after, seen | _bit(after))
             if nxt not in best or cost + timing.cost(op) < best[nxt]:
                 best[nxt], parent[nxt] = cost + timing.cost(op), (node, op)
-                heapq.heappush(heap, (best[nxt], after.index, nxt))
+                heapq.heappush(heap, (best[nxt], after.number, nxt))
     raise AssertionError("flips and spins bring every face to the top")
 
 
@@ -115,7 +119,7 @@ def plan_scan(start: Pose, timing: FlipSpinTiming) -> ScanPlan:
     return ScanPlan(tuple(captures), captures[-1].pose, seconds)
 
 
-def scan_view_dict(plan: ScanPlan, quad: Sequence[Sequence[float]], size: int,
+def scan_view_dict(plan: ScanPlan, quad: Sequence[Sequence[float]] | np.ndarray, size: int,
                    images: Sequence[str] | None = None, inner: float = 0.5) -> dict:
     """A view config (``vision.view_config_from_dict`` form) for the scan's frames.
 
@@ -132,7 +136,7 @@ def scan_view_dict(plan: ScanPlan, quad: Sequence[Sequence[float]], size: int,
                      for name, capture in zip(names, plan.captures)]}
 
 
-def scan_view_config(plan: ScanPlan, quad: Sequence[Sequence[float]], size: int,
+def scan_view_config(plan: ScanPlan, quad: Sequence[Sequence[float]] | np.ndarray, size: int,
                      images: Sequence[str] | None = None, inner: float = 0.5) -> ViewConfig:
     """The validated ``ViewConfig`` of ``scan_view_dict``."""
     return view_config_from_dict(scan_view_dict(plan, quad, size, images, inner), "flip/spin scan")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver.notation import format_moves
+from solver.puzzles.cube.notation import format_moves
 
 from .pose import Op, ops_text
 from .timing import FlipSpinTiming

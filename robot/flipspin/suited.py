@@ -18,16 +18,16 @@ the best found.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Iterator, Sequence
+from functools import cache
 
 import numpy as np
 
 from solver import solve
-from solver.cubie import from_facelets
-from solver.geometry import FACES, cube_rotation_permutation
-from solver.twophase import solve_two_phase
+from solver.puzzles.cube.cubie import from_facelets
+from solver.puzzles.cube.geometry import FACES, cube_rotation_permutation
+from solver.search.twophase import solve_two_phase
 
 from ..errors import RobotError
 from .pose import FLIP_TABLE, ORIENTATIONS, SPIN_TABLE
@@ -50,7 +50,7 @@ class RigSolution:
     solve_s: float  # wall time spent solving and planning the candidates
 
 
-@lru_cache(maxsize=None)
+@cache
 def rotations(size: int) -> tuple[tuple[str, np.ndarray], ...]:
     """Per orientation (``ORIENTATIONS`` order): the sticker permutation P with world stickers = cube[P]."""
     found = {0: np.arange(6 * size * size)}
@@ -81,6 +81,7 @@ def renamed(moves: Sequence[int], faces: str) -> list[int]:
 
 def _solve_view(state: str, faces: str, budget_s: float, metric: str, max_length: int) -> list[int] | None:
     view = seen_as(state, faces)
+    moves: list[int] | None
     if len(state) == 24:
         moves = solve(view, metric).moves
     else:

@@ -1,4 +1,4 @@
-"""How long each op of a flip/spin rig takes, read from ``[rig]``.
+"""How long each op of a flip/spin rig takes, set in ``[rig]``.
 
 Defaults are our own estimates for standard-size hobby servos (the
 MG996R class, about 0.15-0.2 s per 60 degrees unloaded at 5 V by the usual
@@ -19,9 +19,8 @@ and set them:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
-from ..config import Section
 from .pose import Op
 
 _US = 1_000_000
@@ -69,29 +68,6 @@ def cost_moves(cost: int) -> int:
     return cost & ((1 << MOVE_BITS) - 1)
 
 
-def timing_from_config(section: Section) -> FlipSpinTiming:
-    """Read the timing keys of ``[rig]`` (kind = "flip-spin"), each range-checked."""
-    d = FlipSpinTiming()
-
-    def seconds(key: str, default: float, minval: float | None = None) -> float:
-        if minval is None:
-            return section.get_float(key, default, above=0, maxval=10)
-        return section.get_float(key, default, minval=minval, maxval=10)
-
-    timing = FlipSpinTiming(
-        flip_s=seconds("flip_s", d.flip_s),
-        spin_quarter_s=seconds("spin_quarter_s", d.spin_quarter_s),
-        spin_half_s=seconds("spin_half_s", d.spin_half_s),
-        turn_quarter_s=seconds("turn_quarter_s", d.turn_quarter_s),
-        turn_half_s=seconds("turn_half_s", d.turn_half_s),
-        hold_s=seconds("hold_s", d.hold_s, minval=0),
-        release_s=seconds("release_s", d.release_s, minval=0),
-        settle_s=seconds("settle_s", d.settle_s, minval=0),
-        half_spins=section.get_bool("half_spins", d.half_spins),
-    )
-    # a half must not be quicker than a quarter: that is a swapped pair of values, not a servo
-    for half, quarter in (("spin_half_s", "spin_quarter_s"), ("turn_half_s", "turn_quarter_s")):
-        if getattr(timing, half) < getattr(timing, quarter):
-            raise section.error(half, f"must be at least {quarter} ({getattr(timing, quarter)}); "
-                                      f"got {getattr(timing, half)}")
-    return timing
+def timing_from_config(table) -> FlipSpinTiming:
+    """The timing keys of ``[rig]`` (kind = "flip-spin"), as ``robot.schema.rig.FlipSpinTable`` checked them."""
+    return FlipSpinTiming(**{f.name: getattr(table, f.name) for f in fields(FlipSpinTiming)})

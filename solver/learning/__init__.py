@@ -1,31 +1,5 @@
-"""Reinforcement learning on the puzzles: Gymnasium environments (optional extra ``[rl]``).
+"""Learning on the puzzles: Gymnasium environments (``solver.learning.envs``, extra ``[rl]``)
+and training of the 3x3x3 cost-to-go network (``solver.learning.training``, extra ``[train]``).
 
-Importing this package registers ``robotd/Pocket-v0``, ``robotd/Cube3-v0``,
-``robotd/Skewb-v0`` and ``robotd/Pyraminx-v0`` (250-move step limit) and
-their vectorised forms; nothing outside ``solver.learning`` imports it, so
-the robot itself never needs gymnasium.
+Importing this package imports neither gymnasium nor torch; the robot never needs them.
 """
-
-from __future__ import annotations
-
-import gymnasium
-
-from .envs import PuzzleEnv
-from .puzzles import StickerPuzzle, sticker_puzzle
-from .vector import PuzzleVectorEnv
-
-MAX_EPISODE_STEPS = 250
-ENV_IDS = {"pocket": "robotd/Pocket-v0", "cube3": "robotd/Cube3-v0",
-           "skewb": "robotd/Skewb-v0", "pyraminx": "robotd/Pyraminx-v0"}
-
-
-def _register() -> None:
-    for puzzle, env_id in ENV_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=PuzzleEnv, max_episode_steps=MAX_EPISODE_STEPS,
-                               kwargs={"puzzle": puzzle}, vector_entry_point=PuzzleVectorEnv)
-
-
-_register()
-
-__all__ = ["ENV_IDS", "MAX_EPISODE_STEPS", "PuzzleEnv", "PuzzleVectorEnv", "StickerPuzzle", "sticker_puzzle"]

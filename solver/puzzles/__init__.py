@@ -68,6 +68,11 @@ class PuzzleModel(ABC):
     def states(self) -> int:
         return prod(self.factor_sizes)
 
+    @property
+    def table_name(self) -> str:
+        """The name its exact table is cached under (one per model: the 2x2x2 has one per metric)."""
+        return self.name.lower()
+
     def apply(self, state: str, moves: Sequence[int]) -> str:
         """Apply move ids to a valid state; the result keeps the input's letters."""
         self.parse(state)  # a move sequence on an impossible state means nothing: refuse it
@@ -78,7 +83,8 @@ class PuzzleModel(ABC):
     def parse_moves(self, text: str) -> list[int]:
         """Move ids of a sequence such as ``"R U' B"`` (spaces optional; ’ reads as ')."""
         tokens = _token_pattern(self.move_names)
-        moves, position, text = [], 0, text.strip()
+        moves: list[int] = []
+        position, text = 0, text.strip()
         while position < len(text):
             match = tokens.match(text, position)
             if match is None:

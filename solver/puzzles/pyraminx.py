@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import InvalidState
 from . import PuzzleModel
 from .ranking import factor_table, parity, rank_digits, rank_even, unrank_digits, unrank_even
-from .space import compose, turn_permutation
+from .space import Vector, compose, turn_permutation
 from .stickers import ColourScheme, check_letters, describe, twisted, twists
 
 FACES = "FLRD"
@@ -76,7 +76,14 @@ def _face_stickers(face: str) -> list[dict[str, int]]:
 
 
 STICKERS = tuple(w for face in FACES for w in _face_stickers(face))
-POINTS = tuple(tuple(2 * sum(w[v] * AXES[v][k] for v in w) for k in range(3)) for w in STICKERS)
+
+
+def _point(weights: dict[str, int]) -> Vector:
+    x, y, z = (2 * sum(weights[v] * AXES[v][k] for v in weights) for k in range(3))
+    return x, y, z
+
+
+POINTS = tuple(_point(w) for w in STICKERS)
 SOLVED = "".join(f * 9 for f in FACES)
 
 
@@ -93,8 +100,9 @@ def _vertex_piece(vertex: str, weight: int) -> tuple[int, ...]:
 def _edge_stickers(name: str) -> tuple[int, int]:
     """The edge slot's sticker on its first face, then on its second."""
     ends = set(NET[name[0]]) & set(NET[name[1]])
-    return tuple(next(i for i, w in enumerate(STICKERS) if i // 9 == FACES.index(face)
-                      and all(w[v] == 4 for v in ends)) for face in name)
+    first, second = (next(i for i, w in enumerate(STICKERS) if i // 9 == FACES.index(face)
+                          and all(w[v] == 4 for v in ends)) for face in name)
+    return first, second
 
 
 TIPS = tuple(_vertex_piece(v, 7) for v in VERTICES)
@@ -122,7 +130,7 @@ def _colours(state: str, piece: tuple[int, ...]) -> str:
 
 def _colour_map(state: str) -> dict[str, str]:
     """Colour letter -> face letter: the colour a centre lacks is that of the face opposite its vertex."""
-    colours, lacking = set(state), {}
+    colours, lacking = set(state), dict[str, str]()
     for vertex, piece in zip(VERTICES, CENTRES):
         shown = _colours(state, piece)
         if len(set(shown)) != 3:
@@ -149,12 +157,14 @@ def _vertex_twists(faces: str, pieces: tuple[tuple[int, ...], ...], kind: str) -
 
 def _read_edges(faces: str) -> tuple[tuple[int, ...], list[int]]:
     """(edge permutation, flips), checking the edges can be reached."""
-    edges = [_EDGE_READ.get(_colours(faces, slot)) for slot in EDGE_STICKERS]
-    for slot, found in enumerate(edges):
+    edges = []
+    for slot, stickers in enumerate(EDGE_STICKERS):
+        found = _EDGE_READ.get(_colours(faces, stickers))
         if found is None:
-            raise InvalidState(f"the edge at {describe(EDGE_STICKERS[slot], sticker_name)} ({EDGES[slot]} slot) has "
-                               f"colours of faces {' '.join(_colours(faces, EDGE_STICKERS[slot]))}: "
+            raise InvalidState(f"the edge at {describe(stickers, sticker_name)} ({EDGES[slot]} slot) has "
+                               f"colours of faces {' '.join(_colours(faces, stickers))}: "
                                "no real edge looks like that")
+        edges.append(found)
     perm = tuple(p for p, _ in edges)
     if len(set(perm)) < 6:
         piece = next(p for p in perm if perm.count(p) > 1)
@@ -283,7 +293,8 @@ def _factor_moves() -> tuple[np.ndarray, ...]:
     def centres(value, m):
         return rank_digits([(t + d) % 3 for t, d in zip(unrank_digits(value, 3, 4), moved[m][2])], 3)
 
-    return tuple(factor_table(size, TIP_MOVES, step) for size, step in zip(Pyraminx.factor_sizes, (perm, flips, centres)))
+    steps = (perm, flips, centres)
+    return tuple(factor_table(size, TIP_MOVES, step) for size, step in zip(Pyraminx.factor_sizes, steps))
 
 
 MODEL = Pyraminx()

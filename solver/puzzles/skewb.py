@@ -36,12 +36,13 @@ and 3-cycles three free corners. 360 * 12 * 27 * 27 = 3,149,280 states.
 from __future__ import annotations
 
 from functools import cache
+from typing import NoReturn
 
 import numpy as np
 
 from ..errors import InvalidState
-from ..geometry import CORNER_SLOTS, NORMALS, OPPOSITE, corner_facelets, stickers
 from . import PuzzleModel
+from .cube.geometry import CORNER_SLOTS, NORMALS, OPPOSITE, corner_facelets, stickers
 from .ranking import factor_table, parity, rank_even, unrank_even
 from .space import compose, turn_permutation
 from .stickers import ColourScheme, check_letters, describe, twisted, twists
@@ -65,7 +66,8 @@ def _points() -> list[tuple[int, int, int]]:
     for face in range(6):
         for k in CUBE_STICKERS:
             pos, normal = stickers(3)[9 * face + k]
-            out.append(tuple(2 * (p + n) for p, n in zip(pos, normal)))
+            x, y, z = (2 * (p + n) for p, n in zip(pos, normal))
+            out.append((x, y, z))
     return out
 
 
@@ -77,7 +79,8 @@ _READ = {colours: (piece, t) for piece, name in enumerate(CORNER_SLOTS) for colo
 
 
 def _axis(corner: str) -> tuple[int, int, int]:
-    return tuple(sum(NORMALS[f][k] for f in corner) for k in range(3))
+    x, y, z = (sum(NORMALS[f][k] for f in corner) for k in range(3))
+    return x, y, z
 
 
 def _turns(axes: dict[str, str]) -> tuple[tuple[int, ...], ...]:
@@ -101,6 +104,14 @@ def _permute(state: str, source) -> str:
 def _corner(state: str, slot: int) -> tuple[int, int] | None:
     a, b, c = CORNERS[slot]
     return _READ.get(state[a] + state[b] + state[c])
+
+
+def _checked_corner(state: str, slot: int) -> tuple[int, int]:
+    """(piece, twist) in a slot of a state whose corners were checked by ``_read_corners``."""
+    found = _corner(state, slot)
+    if found is None:
+        raise AssertionError(f"slot {CORNER_SLOTS[slot]} holds no real corner in a checked state")
+    return found
 
 
 def _colour_map(state: str) -> dict[str, str]:
@@ -133,10 +144,12 @@ def _urf_shows(colours: str) -> str:
 
 def _read_corners(faces: str) -> list[tuple[int, int]]:
     """(piece, twist) in every corner slot, checking each is a real corner that can be there."""
-    corners = [_corner(faces, slot) for slot in range(8)]
-    for slot, found in enumerate(corners):
+    corners = []
+    for slot in range(8):
+        found = _corner(faces, slot)
         if found is None or (found[0] in FIXED) != (slot in FIXED):
             _bad_corner(faces, slot, found)
+        corners.append(found)
     pieces = [p for p, _ in corners]
     if len(set(pieces)) < 8:
         piece = next(p for p in pieces if pieces.count(p) > 1)
@@ -149,7 +162,7 @@ def _read_corners(faces: str) -> list[tuple[int, int]]:
     return corners
 
 
-def _bad_corner(faces: str, slot: int, found: tuple[int, int] | None) -> None:
+def _bad_corner(faces: str, slot: int, found: tuple[int, int] | None) -> NoReturn:
     where = f"the corner at {describe(CORNERS[slot], sticker_name)} ({CORNER_SLOTS[slot]} slot)"
     if found is None:
         colours = " ".join(faces[i] for i in CORNERS[slot])
@@ -162,7 +175,7 @@ def _to_model(faces: str) -> str:
     """The state turned as a whole so that URF ULB DLF DRB are in their own slots."""
     for rotation in ROTATIONS:
         turned = _permute(faces, rotation)
-        if _corner(turned, 7)[0] == 7:
+        if _checked_corner(turned, 7)[0] == 7:
             return turned
     raise AssertionError("the fixed corners are not a rotation of their slots")
 
@@ -175,7 +188,8 @@ def _free_classes() -> dict[tuple[int, ...], int]:
     free corners, so this is well defined (the exact state count checks it).
     """
     steps = [_model_corners(_permute(SOLVED, MODEL_TURNS[m]))[0] for m in range(0, 8, 2)]
-    classes, frontier = {(0, 1, 2, 3): 0}, [(0, 1, 2, 3)]
+    classes: dict[tuple[int, ...], int] = {(0, 1, 2, 3): 0}
+    frontier: list[tuple[int, ...]] = [(0, 1, 2, 3)]
     while frontier:
         perm = frontier.pop()
         for step in steps:
@@ -188,9 +202,9 @@ def _free_classes() -> dict[tuple[int, ...], int]:
 
 def _model_corners(model: str) -> tuple[tuple[int, ...], list[int], list[int]]:
     """(free corner permutation, free twists, fixed twists) of a state in the model frame."""
-    free = [_corner(model, s) for s in FREE]
+    free = [_checked_corner(model, s) for s in FREE]
     perm = tuple(FREE.index(p) for p, _ in free)
-    return perm, [t for _, t in free], [_corner(model, s)[1] for s in FIXED]
+    return perm, [t for _, t in free], [_checked_corner(model, s)[1] for s in FIXED]
 
 
 def _check_twists(perm: tuple[int, ...], free_twist: list[int], fixed_twist: list[int]) -> None:
@@ -309,7 +323,8 @@ def _factor_moves() -> tuple[np.ndarray, ...]:
     def centres(value, m):
         return rank_even([unrank_even(value, 6)[c] for c in centre_moves[m]])
 
-    corners = np.array([[numbers[row.tobytes().decode()] for row in _all_corners_held()[:, compose(move, _CORNER_STICKERS)]]
+    held = _all_corners_held()
+    corners = np.array([[numbers[row.tobytes().decode()] for row in held[:, compose(move, _CORNER_STICKERS)]]
                         for move in WCA_TURNS], dtype=np.int64).T
     return factor_table(360, 8, centres), corners
 

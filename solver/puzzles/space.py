@@ -4,7 +4,7 @@ Skewb turns and Pyraminx turns are both 120-degree rotations about an axis
 through a corner of a cube (a Pyraminx's four vertices sit on alternate
 corners of a cube). Points are integer vectors; a corner axis is a vector
 of three signs, e.g. (1, 1, 1) for the URF corner (x grows to R, y to U,
-z to F, as in ``solver.geometry``).
+z to F, as in ``solver.puzzles.cube.geometry``).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class ColourScheme:
     """
 
     def __init__(self, frame: Callable[[str], str], derive: Callable[[str], dict[str, str]],
-                 accepts: Callable[[str], bool], explain: Callable[[str], None]) -> None:
+                 accepts: Callable[[str], bool], explain: Callable[[str], object]) -> None:
         self.frame, self.derive, self.accepts, self.explain = frame, derive, accepts, explain
         self._last: tuple[str, dict] = ("", {})
 

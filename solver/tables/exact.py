@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
-from ..puzzles import PuzzleModel, get_puzzle
-from ..table_cache import read_table, write_table
+from ..puzzles import PuzzleModel
+from .cache import read_table, write_table
 
 FORMAT_VERSION = 1
 UNSEEN = 255
@@ -166,14 +166,13 @@ def build_table(puzzle: PuzzleModel, coords: Coordinates | None = None) -> Exact
 
 
 def cache_name(puzzle: PuzzleModel) -> str:
-    return f"{puzzle.name.lower()}-v{FORMAT_VERSION}.bin"
+    return f"{puzzle.table_name}-v{FORMAT_VERSION}.bin"
 
 
-@lru_cache(maxsize=None)
-def load_table(name: str) -> ExactTable:
-    """The table of a puzzle in ``solver.puzzles.PUZZLES``: from the cache when valid, else built and cached."""
+@cache
+def load_table(puzzle: PuzzleModel) -> ExactTable:
+    """A puzzle's table: from the cache when valid, else built and cached."""
     start = time.perf_counter()
-    puzzle = get_puzzle(name)
     coords = coordinates(puzzle)
     found = read_table(cache_name(puzzle))
     if found is not None:

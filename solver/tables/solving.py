@@ -37,7 +37,7 @@ class PuzzleSolution:
 def solve(name: str, state: str) -> PuzzleSolution:
     """Solve a state (any colour letters) optimally; raises InvalidState for a malformed or impossible one."""
     puzzle = get_puzzle(name)
-    table = load_table(name)
+    table = load_table(puzzle)
     start = time.perf_counter()
     faces = puzzle.parse(state)
     first = puzzle.untracked_moves(faces)
@@ -66,7 +66,7 @@ def scramble(name: str, seed: int | None = None, length: int | None = None) -> d
     rng = np.random.default_rng(seed)
     if length is None:
         state = puzzle.random_state(rng)
-        moves = puzzle.inverse(puzzle.untracked_moves(state) + load_table(name).walk(puzzle.rank(state)))
+        moves = puzzle.inverse(puzzle.untracked_moves(state) + load_table(puzzle).walk(puzzle.rank(state)))
     else:
         moves = _random_moves(puzzle.move_names[:puzzle.tracked_moves], length, rng)
     return {"scramble": puzzle.format_moves(moves), "state": puzzle.apply(puzzle.solved, moves)}

@@ -1,0 +1,229 @@
+"""Batched weighted A* over 3x3x3 quarter turns, guided by the cost-to-go network.
+
+Each iteration pops the ``batch`` open nodes with the lowest
+``f = weight * g + h``, expands all 12 quarter turns, evaluates the new
+children with the network (in calls of at most ``EVAL_CHUNK`` states), and
+merges duplicates through exact state keys, keeping parent links for the
+path (DeepCubeA's batch-weighted A*).
+
+With a perimeter (``solver.search.perimeter``), a child within its depth of solved
+is not searched further: its exact distance completes a candidate solution,
+and every other child's estimate is raised to ``depth + 1``, a floor its true
+distance is known to reach. The search stops at the end of the first
+iteration that finds a candidate (keeping the shortest found in it), or when
+a budget runs out (time is checked before every network call, so a search
+returns soon after its budget); then any stretch of the solution that the
+perimeter knows a shorter way to make is replaced
+(``solver.search.perimeter.shorten``). Ties are broken by insertion order, so a
+given input always gives the same answer.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidState
+from ..puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_keys
+from ..puzzles.cube.cubie import CubieCube
+from .perimeter import OUTSIDE, Perimeter, shorten
+
+DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
+DEFAULT_BATCH = 1000
+DEFAULT_BUDGET_S = 1.0  # the one time budget of the daemon, the CLI and solver.solve (a config may raise it)
+EVAL_CHUNK = 1024      # states per network call: bounds its memory and how late a budget is noticed
+
+
+@dataclass
+class SearchResult:
+    moves: list[int]          # quarter-turn move ids (see solver.puzzles.cube.notation), empty if not found
+    found: bool
+    nodes_generated: int
+    iterations: int
+    seconds: float
+    budget_exhausted: bool
+
+
+class _Nodes:
+    """Growing arrays of the search tree: state, cost so far, parent and the move that led here."""
+
+    def __init__(self, slots: int, capacity: int = 1 << 14):
+        self.states = np.zeros((capacity, slots), dtype=np.uint8)
+        self.g = np.zeros(capacity, dtype=np.int32)
+        self.parent = np.full(capacity, -1, dtype=np.int64)
+        self.move = np.full(capacity, -1, dtype=np.int16)
+        self.count = 0
+
+    def add(self, states: np.ndarray, g: np.ndarray, parent: np.ndarray, move: np.ndarray) -> np.ndarray:
+        n = len(states)
+        while self.count + n > len(self.g):
+            self._grow()
+        ids = np.arange(self.count, self.count + n)
+        self.states[ids], self.g[ids], self.parent[ids], self.move[ids] = states, g, parent, move
+        self.count += n
+        return ids
+
+    def _grow(self) -> None:
+        for name in ("states", "g", "parent", "move"):
+            old = getattr(self, name)
+            new = np.empty((2 * len(old),) + old.shape[1:], dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def path(self, node: int) -> list[int]:
+        moves = []
+        while self.parent[node] >= 0:
+            moves.append(int(self.move[node]))
+            node = int(self.parent[node])
+        return moves[::-1]
+
+
+class _Open:
+    """The open list: a heap on (f, insertion order)."""
+
+    def __init__(self):
+        self.heap: list[tuple[float, int, int]] = []
+        self.tie = 0
+
+    def push(self, f: np.ndarray, ids: np.ndarray) -> None:
+        for value, node in zip(f.tolist(), ids.tolist()):
+            heapq.heappush(self.heap, (value, self.tie, node))
+            self.tie += 1
+
+    def pop(self, batch: int) -> np.ndarray:
+        """The ids of up to ``batch`` open nodes with the lowest f."""
+        count = min(batch, len(self.heap))
+        return np.array([heapq.heappop(self.heap)[2] for _ in range(count)], dtype=np.int64)
+
+
+class _OutOfTime(Exception):
+    """The time budget ran out in the middle of an iteration."""
+
+
+class _Search:
+    """One search's tree, open list and best candidate solution."""
+
+    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None):
+        self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
+        self.stop = stop   # a threading.Event another thread may set to end the search early
+        self.puzzle = Puzzle.cube3()
+        self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
+        self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
+        self.nodes = _Nodes(self.puzzle.slots)
+        self.index: dict[bytes, int] = {}
+        self.open = _Open()
+        self.best: tuple[int, list[int]] | None = None  # (length, moves) of the best candidate
+
+    def goal_distance(self, states: np.ndarray) -> np.ndarray:
+        """Exact distance of states inside the perimeter (or solved ones without it), else OUTSIDE."""
+        if self.perimeter is not None:
+            return self.perimeter.distance(states)
+        return np.where(is_solved(self.puzzle, states), 0, OUTSIDE).astype(np.int16)
+
+    def add(self, states: np.ndarray, g: np.ndarray, parents: np.ndarray, moves: np.ndarray) -> None:
+        """Record new nodes: those inside the perimeter become candidates, the rest open nodes."""
+        ids = self.nodes.add(states, g, parents, moves)
+        distance = self.goal_distance(states)
+        inside = distance != OUTSIDE
+        for i in np.flatnonzero(inside):
+            self.offer(int(ids[i]), int(g[i] + distance[i]))
+        outside = ~inside
+        if outside.any():
+            h = np.maximum(self.estimate(states[outside]), self.floor)
+            self.open.push(self.weight * g[outside] + h, ids[outside])
+
+    def time_is_up(self) -> bool:
+        """The time budget is spent, or another thread asked the search to stop."""
+        return time.perf_counter() > self.deadline or (self.stop is not None and self.stop.is_set())
+
+    def estimate(self, states: np.ndarray) -> np.ndarray:
+        """The heuristic in calls of at most ``EVAL_CHUNK`` states, each only while time is left."""
+        out = np.empty(len(states), dtype=np.float32)
+        for low in range(0, len(states), EVAL_CHUNK):
+            if self.time_is_up():
+                raise _OutOfTime
+            out[low:low + EVAL_CHUNK] = self.heuristic(states[low:low + EVAL_CHUNK])
+        return out
+
+    def offer(self, node: int, length: int) -> None:
+        if self.best is not None and length >= self.best[0]:
+            return
+        tail = self.perimeter.finish(self.nodes.states[node]) if self.perimeter is not None else []
+        if tail is not None:
+            self.best = (length, self.nodes.path(node) + tail)
+
+    def expand(self, popped: np.ndarray) -> None:
+        children = apply_all_moves(self.puzzle, self.nodes.states[popped], self.puzzle.quarter_turns)
+        children = children.reshape(-1, self.puzzle.slots)
+        parents = np.repeat(popped, len(self.turns))
+        child_g = self.nodes.g[parents] + 1
+        moves = np.tile(self.turns, len(popped))
+        fresh, keys = _merge_duplicates(children, parents, child_g, moves, self.nodes, self.index)
+        if len(fresh):
+            first = self.nodes.count
+            self.index.update(zip((keys[i] for i in fresh), range(first, first + len(fresh))))
+            self.add(children[fresh], child_g[fresh], parents[fresh], moves[fresh])
+
+
+def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
+    if not weight > 0:
+        raise InvalidState(f"weight must be positive, got {weight}")
+    if batch < 1:
+        raise InvalidState(f"batch must be 1 or more, got {batch}")
+    if not budget_s > 0:
+        raise InvalidState(f"the time budget must be positive, got {budget_s} s")
+    if max_nodes < 1:
+        raise InvalidState(f"the node budget must be 1 or more, got {max_nodes}")
+
+
+def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: int = DEFAULT_BATCH,
+           budget_s: float = DEFAULT_BUDGET_S, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None,
+           stop=None) -> SearchResult:
+    """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state).
+
+    ``stop``: an optional ``threading.Event``; once set, the search ends as
+    if its time budget had run out (another solver has answered).
+    """
+    _check(weight, batch, budget_s, max_nodes)
+    start = time.perf_counter()
+    run = _Search(heuristic, perimeter, weight, start + budget_s, stop)
+    root = from_cubie(cube)[None]
+    run.index[state_keys(root)[0].tobytes()] = 0
+    iterations, exhausted = 0, False
+    try:
+        run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
+        while run.best is None and run.open.heap:
+            if run.time_is_up() or run.nodes.count >= max_nodes:
+                exhausted = True
+                break
+            run.expand(run.open.pop(batch))
+            iterations += 1
+    except _OutOfTime:
+        exhausted = True
+    moves = run.best[1] if run.best else []
+    if perimeter is not None:
+        moves = shorten(moves, perimeter)
+    return SearchResult(moves, run.best is not None, run.nodes.count, iterations,
+                        time.perf_counter() - start, exhausted)
+
+
+def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:
+    """(indices of children never seen before, every child's key); seen ones reached more cheaply
+    get the better parent."""
+    keys = [k.tobytes() for k in state_keys(children)]
+    fresh, first_in_batch = [], set()
+    for i, key in enumerate(keys):
+        node = index.get(key)
+        if node is None:
+            if key not in first_in_batch:
+                first_in_batch.add(key)
+                fresh.append(i)
+            continue
+        if child_g[i] < nodes.g[node]:
+            nodes.g[node] = child_g[i]
+            nodes.parent[node] = parents[i]
+            nodes.move[node] = moves[i]
+    return np.array(fresh, dtype=np.int64), keys

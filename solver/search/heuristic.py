@@ -1,0 +1,64 @@
+"""The shipped 3x3x3 cost-to-go network, run with onnxruntime (no torch at run time)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidState
+from ..puzzles.cube.batch import Puzzle, is_solved, solved
+
+MODEL_NAME = "cube3"
+
+
+def model_dir() -> Path:
+    """``$ROBOTD_MODEL_DIR``, else the ``models/`` folder beside the packages."""
+    return Path(os.environ.get("ROBOTD_MODEL_DIR") or Path(__file__).resolve().parents[2] / "models")
+
+
+class CostToGo:
+    """Estimated quarter turns to solved for batches of 3x3 states (``solver.puzzles.cube.batch`` rows)."""
+
+    def __init__(self, onnx_path: Path, card: dict):
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self.session = onnxruntime.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self.card = card
+        self.input_name = self.session.get_inputs()[0].name
+        self.puzzle = Puzzle.cube3()
+
+    def warm_up(self, count: int) -> None:
+        """Run the network once on ``count`` states, so the first search does not pay for its set-up."""
+        self(solved(self.puzzle, count))
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        if not len(states):
+            return np.zeros(0, dtype=np.float32)
+        (cost,) = self.session.run(None, {self.input_name: states.astype(np.int64)})
+        cost = np.maximum(cost.astype(np.float32), 0.0)
+        cost[is_solved(self.puzzle, states)] = 0.0
+        return cost
+
+
+@cache
+def load_model(directory: str | None = None) -> CostToGo:
+    """Load ``cube3.onnx`` after checking it against the sha256 in its model card."""
+    folder = Path(directory) if directory else model_dir()
+    onnx_path, card_path = folder / f"{MODEL_NAME}.onnx", folder / f"{MODEL_NAME}.json"
+    if not onnx_path.exists() or not card_path.exists():
+        raise InvalidState(f"the 3x3x3 model is missing: expected {onnx_path} and {card_path} "
+                           "(set ROBOTD_MODEL_DIR to the folder that holds them)")
+    card = json.loads(card_path.read_text())
+    digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()
+    if digest != card.get("sha256"):
+        raise InvalidState(f"{onnx_path} does not match its model card {card_path} "
+                           f"(sha256 {digest[:12]}... instead of {str(card.get('sha256'))[:12]}...): "
+                           "the file is damaged or from another model; reinstall or re-export it")
+    return CostToGo(onnx_path, card)
