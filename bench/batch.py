@@ -49,17 +49,21 @@ def main() -> None:
     sample = [to_cubie(r) for r in states[:500]]
     moves = [move_cube(m) for m in range(18)]
     loop_s = median_seconds(lambda: [c.multiply(m) for c in sample for m in moves], repeats) * len(states) / len(sample)
-    print(json.dumps({
-        "states": len(states),
-        "all_18_moves_s": round(all_s, 4),
-        "states_per_s": round(len(states) * 18 / all_s),
-        "quarter_turns_12_s": round(quarter_s, 4),
-        "one_hot_s": round(one_hot_s, 4),
-        "keys_s": round(keys_s, 4),
-        "python_loop_baseline_s": round(loop_s, 2),
-        "speedup_vs_loop": round(loop_s / all_s, 1),
-        "repeats": repeats,
-    }))
+    print(
+        json.dumps(
+            {
+                "states": len(states),
+                "all_18_moves_s": round(all_s, 4),
+                "states_per_s": round(len(states) * 18 / all_s),
+                "quarter_turns_12_s": round(quarter_s, 4),
+                "one_hot_s": round(one_hot_s, 4),
+                "keys_s": round(keys_s, 4),
+                "python_loop_baseline_s": round(loop_s, 2),
+                "speedup_vs_loop": round(loop_s / all_s, 1),
+                "repeats": repeats,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

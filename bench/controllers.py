@@ -35,8 +35,10 @@ FAULTS = "drop = 0.02\ncorrupt = 0.02\nduplicate = 0.01\nnoise = 0.01\nseed = {s
 SIX_AXIS = "[rig]\nquarter_turn_s = {q}\nhalf_turn_s = {h}\nsettle_s = 0.0\n"
 # servos ten times quicker than the defaults (the figures here are about faults, not speed); the Maestro's
 # CRC on, as docs/hardware.md recommends: without it a damaged byte can move a servo before the host sees it
-FLIP_SPIN = ('[rig]\nkind = "flip-spin"\nflip_s = 0.07\nspin_quarter_s = 0.03\nspin_half_s = 0.05\n'
-             'turn_quarter_s = 0.04\nturn_half_s = 0.065\nhold_s = 0.02\nrelease_s = 0.02\nsettle_s = 0.005\n')
+FLIP_SPIN = (
+    '[rig]\nkind = "flip-spin"\nflip_s = 0.07\nspin_quarter_s = 0.03\nspin_half_s = 0.05\n'
+    "turn_quarter_s = 0.04\nturn_half_s = 0.065\nhold_s = 0.02\nrelease_s = 0.02\nsettle_s = 0.005\n"
+)
 MAESTRO = "[controller.maestro]\ncrc = true\nservo_us_per_ms = 20.0\n"
 
 
@@ -68,11 +70,15 @@ def dry_runs(controller: str, count: int) -> dict:
                 built.close()
     solved = [s for s in summaries if s["solved"]]
     overhead = [s["host_overhead_s"] for s in solved if s["host_overhead_s"] is not None]
-    return {"runs": count, "solved": len(solved), "not_solved": count - len(solved),
-            "errors": sorted({(s["error"] or "").split(";")[0] for s in summaries if not s["solved"]}),
-            "motor_s_median": round(statistics.median(s["estimated_s"] or 0 for s in solved), 3) if solved else None,
-            "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
-            "link_counters": _sum_counters(s["link"] for s in summaries)}
+    return {
+        "runs": count,
+        "solved": len(solved),
+        "not_solved": count - len(solved),
+        "errors": sorted({(s["error"] or "").split(";")[0] for s in summaries if not s["solved"]}),
+        "motor_s_median": round(statistics.median(s["estimated_s"] or 0 for s in solved), 3) if solved else None,
+        "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
+        "link_counters": _sum_counters(s["link"] for s in summaries),
+    }
 
 
 def _sum_counters(links) -> dict:
@@ -87,8 +93,9 @@ def _sum_counters(links) -> dict:
 def stop_latency(controller: str, repeats: int) -> dict:
     delays = []
     with tempfile.TemporaryDirectory() as tmp:
-        built = assemble.build(write_config(Path(tmp), controller, slow=True), sim=True, web=False,
-                               rig=rig_of(controller))
+        built = assemble.build(
+            write_config(Path(tmp), controller, slow=True), sim=True, web=False, rig=rig_of(controller)
+        )
         try:
             for k in range(repeats):
                 built.daemon.start_run(puzzle=2, seed=50 + k)
@@ -101,8 +108,11 @@ def stop_latency(controller: str, repeats: int) -> dict:
                 delays.append(_handled(built.simulation.firmware, asked) - asked)
         finally:
             built.close()
-    return {"repeats": repeats, "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
-            "estop_handled_ms_max": round(max(delays) * 1000, 2)}
+    return {
+        "repeats": repeats,
+        "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
+        "estop_handled_ms_max": round(max(delays) * 1000, 2),
+    }
 
 
 def _handled(device, asked: float, timeout_s: float = 2.0) -> float:
@@ -126,9 +136,12 @@ def main() -> None:
     result = {}
     for controller in args.controllers.split(","):
         begun = time.perf_counter()
-        result[controller] = {"rig": rig_of(controller), "dry_runs": dry_runs(controller, args.runs),
-                              "stop": stop_latency(controller, args.stops),
-                              "seconds": round(time.perf_counter() - begun, 1)}
+        result[controller] = {
+            "rig": rig_of(controller),
+            "dry_runs": dry_runs(controller, args.runs),
+            "stop": stop_latency(controller, args.stops),
+            "seconds": round(time.perf_counter() - begun, 1),
+        }
     result["faults"] = FAULTS.format(seed="100+run").replace("\n", "; ").strip("; ")
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))

@@ -41,8 +41,9 @@ def test_sets(short: int, uniform: int) -> dict[str, np.ndarray]:
     return {"short": scrambled, "random": random_states(puzzle, uniform, rng)}
 
 
-def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: float, perimeter,
-            optimal: list | None = None) -> dict:
+def run_set(
+    states: np.ndarray, model, weight: float, batch: int, budget_s: float, perimeter, optimal: list | None = None
+) -> dict:
     solved, qtm, htm, seconds, nodes, is_optimal, overrun = [], [], [], [], [], [], []
     for i, row in enumerate(states):
         cube = to_cubie(row)
@@ -64,12 +65,20 @@ def run_set(states: np.ndarray, model, weight: float, batch: int, budget_s: floa
     def stat(values, fn):
         return round(float(fn(values)), 3) if values else None
 
-    report = {"cubes": len(states), "solved_fraction": stat(solved, np.mean),
-              "mean_qtm": stat(qtm, np.mean), "median_qtm": stat(qtm, np.median),
-              "mean_htm": stat(htm, np.mean), "median_htm": stat(htm, np.median),
-              "median_s": stat(seconds, np.median), "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),
-              "mean_nodes": stat(nodes, np.mean), "out_of_budget": len(overrun),
-              "overrun_ms_median": stat(overrun, np.median), "overrun_ms_max": stat(overrun, np.max)}
+    report = {
+        "cubes": len(states),
+        "solved_fraction": stat(solved, np.mean),
+        "mean_qtm": stat(qtm, np.mean),
+        "median_qtm": stat(qtm, np.median),
+        "mean_htm": stat(htm, np.mean),
+        "median_htm": stat(htm, np.median),
+        "median_s": stat(seconds, np.median),
+        "p90_s": stat(seconds, lambda v: np.percentile(v, 90)),
+        "mean_nodes": stat(nodes, np.mean),
+        "out_of_budget": len(overrun),
+        "overrun_ms_median": stat(overrun, np.median),
+        "overrun_ms_max": stat(overrun, np.max),
+    }
     if optimal is not None:
         report.update(optimal_mean_qtm=stat(optimal, np.mean), optimal_fraction=stat(is_optimal, np.mean))
     return report
@@ -97,12 +106,18 @@ def main() -> None:
     model = load_model()
     perimeter = load_perimeter(args.perimeter) if args.perimeter else None
     sets = test_sets(args.short, args.random)
-    result = {"model_sha256": model.card["sha256"], "weight": args.weight, "batch": args.batch,
-              "budget_s": args.budget_s, "perimeter": args.perimeter}
+    result = {
+        "model_sha256": model.card["sha256"],
+        "weight": args.weight,
+        "batch": args.batch,
+        "budget_s": args.budget_s,
+        "perimeter": args.perimeter,
+    }
     optimal = optimal_lengths(sets["short"])
     for name, states in sets.items():
-        result[name] = run_set(states, model, args.weight, args.batch, args.budget_s, perimeter,
-                               optimal if name == "short" else None)
+        result[name] = run_set(
+            states, model, args.weight, args.batch, args.budget_s, perimeter, optimal if name == "short" else None
+        )
     print(json.dumps(result))
     if args.write_card:
         card_path = model_dir() / "cube3.json"

@@ -53,8 +53,17 @@ def main() -> None:
             row = run_set(states, model, weight, batch, args.budget_s, perimeter)
             rows.append({"weight": weight, "batch": batch, **row})
             print(json.dumps(rows[-1]), file=sys.stderr)
-    print(json.dumps({"model_sha256": model.card["sha256"], "depth": args.depth, "budget_s": args.budget_s,
-                      "perimeter": args.perimeter, "rows": rows}))
+    print(
+        json.dumps(
+            {
+                "model_sha256": model.card["sha256"],
+                "depth": args.depth,
+                "budget_s": args.budget_s,
+                "perimeter": args.perimeter,
+                "rows": rows,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,12 @@ def start_daemon(directory: Path, queue: int) -> tuple[subprocess.Popen, str]:
     port = free_port()
     config = directory / "robotd.toml"
     config.write_text(CONFIG.format(data=directory / "data", port=port, queue=queue))
-    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(config), "--sim"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "robot", "--config", str(config), "--sim"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -114,9 +118,11 @@ def stalled_client(base: str) -> socket.socket:
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
     sock.connect((host, int(port)))
-    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
-                 "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    sock.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
     return sock
 
 
@@ -124,9 +130,12 @@ def delivery(received: list) -> dict:
     seqs = [m["seq"] for _, m in received]
     delays = sorted(t - m["t"] for t, m in received)
     in_order = seqs == list(range(seqs[0], seqs[0] + len(seqs))) if seqs else False
-    return {"events": len(seqs), "in_order_no_gap": in_order,
-            "delay_ms_median": round(statistics.median(delays) * 1000, 2) if delays else None,
-            "delay_ms_p99": round(delays[int(0.99 * (len(delays) - 1))] * 1000, 2) if delays else None}
+    return {
+        "events": len(seqs),
+        "in_order_no_gap": in_order,
+        "delay_ms_median": round(statistics.median(delays) * 1000, 2) if delays else None,
+        "delay_ms_p99": round(delays[int(0.99 * (len(delays) - 1))] * 1000, 2) if delays else None,
+    }
 
 
 async def with_clients(base: str, clients: int, runs: int, seed0: int, slow: bool = False) -> dict:
@@ -141,11 +150,13 @@ async def with_clients(base: str, clients: int, runs: int, seed0: int, slow: boo
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     per_client = [delivery(log) for log in logs]
-    result = {"executing_s_median": round(statistics.median(executing), 3),
-              "clients_all_events_in_order": all(c["in_order_no_gap"] for c in per_client),
-              "events_per_client": sorted({c["events"] for c in per_client}),
-              "delay_ms_median": round(statistics.median(c["delay_ms_median"] for c in per_client), 2),
-              "delay_ms_p99_worst": max(c["delay_ms_p99"] for c in per_client)}
+    result = {
+        "executing_s_median": round(statistics.median(executing), 3),
+        "clients_all_events_in_order": all(c["in_order_no_gap"] for c in per_client),
+        "events_per_client": sorted({c["events"] for c in per_client}),
+        "delay_ms_median": round(statistics.median(c["delay_ms_median"] for c in per_client), 2),
+        "delay_ms_p99_worst": max(c["delay_ms_p99"] for c in per_client),
+    }
     result["server_dropped_clients_total"] = http(f"{base}/api/status")["web"]["dropped_clients"]
     if stalled is not None:
         result["stalled_client_dropped"] = result["server_dropped_clients_total"] > 0
@@ -168,8 +179,11 @@ def mjpeg(base: str, pid: int, seconds: float) -> dict:
             if line.startswith(b"--frame"):
                 frames += 1
     elapsed = time.perf_counter() - started
-    return {"camera": camera, "fps": round(frames / elapsed, 2),
-            "daemon_cpu_percent_of_one_core": round(100 * (cpu_seconds(pid) - cpu0) / elapsed, 1)}
+    return {
+        "camera": camera,
+        "fps": round(frames / elapsed, 2),
+        "daemon_cpu_percent_of_one_core": round(100 * (cpu_seconds(pid) - cpu0) / elapsed, 1),
+    }
 
 
 async def bench(clients: int, runs: int, slow_runs: int, mjpeg_s: float) -> dict:
@@ -183,10 +197,16 @@ async def bench(clients: int, runs: int, slow_runs: int, mjpeg_s: float) -> dict
         finally:
             process.terminate()
             process.wait(10)
-    return {"websocket": {"clients": clients, "runs_each": runs,
-                          "executing_s_median_no_clients": round(statistics.median(baseline), 3),
-                          "with_clients": loaded},
-            "slow_client": slow, "mjpeg": stream}
+    return {
+        "websocket": {
+            "clients": clients,
+            "runs_each": runs,
+            "executing_s_median_no_clients": round(statistics.median(baseline), 3),
+            "with_clients": loaded,
+        },
+        "slow_client": slow,
+        "mjpeg": stream,
+    }
 
 
 def main() -> None:
@@ -194,8 +214,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--slow-runs", type=int, default=150,
-                        help="at most this many runs while the stalled client is connected")
+    parser.add_argument(
+        "--slow-runs", type=int, default=150, help="at most this many runs while the stalled client is connected"
+    )
     args = parser.parse_args()
     runs, slow_runs, mjpeg_s = (2, 40, 3.0) if args.quick else (args.runs, args.slow_runs, 10.0)
     print(json.dumps(asyncio.run(bench(args.clients, runs, slow_runs, mjpeg_s)), indent=2))

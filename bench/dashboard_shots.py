@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # run as a script, this folder comes first on sys.path, and bench/serial.py would shadow pyserial
 sys.path[0] = str(ROOT)
-sys.path.insert(1, str(ROOT / "tests"))      # page_checks, and test_robotd's serving
+sys.path.insert(1, str(ROOT / "tests"))  # page_checks, and test_robotd's serving
 
 from page_checks import CONTRAST, chromium_path  # noqa: E402
 from test_robotd import serving  # noqa: E402
@@ -41,8 +41,11 @@ settle_s = 0.0
 def shoot(page, path: Path) -> dict:
     page.screenshot(path=str(path))
     lowest = page.evaluate(CONTRAST)["lowest"]
-    return {"file": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path), "bytes": path.stat().st_size,
-            "lowest_contrast": lowest["ratio"] if lowest else None}
+    return {
+        "file": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
+        "bytes": path.stat().st_size,
+        "lowest_contrast": lowest["ratio"] if lowest else None,
+    }
 
 
 def mid_run(page, url: str) -> None:

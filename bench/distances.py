@@ -23,10 +23,12 @@ from solver.puzzles import get_puzzle  # noqa: E402
 from solver.puzzles.pocket import model  # noqa: E402
 from solver.tables.exact import load_table  # noqa: E402
 
-PANELS = (("2x2x2, face turns (HTM)", lambda: model("htm")),
-          ("2x2x2, quarter turns (QTM)", lambda: model("qtm")),
-          ("Skewb", lambda: get_puzzle("skewb")),
-          ("Pyraminx (tips aside)", lambda: get_puzzle("pyraminx")))
+PANELS = (
+    ("2x2x2, face turns (HTM)", lambda: model("htm")),
+    ("2x2x2, quarter turns (QTM)", lambda: model("qtm")),
+    ("Skewb", lambda: get_puzzle("skewb")),
+    ("Pyraminx (tips aside)", lambda: get_puzzle("pyraminx")),
+)
 
 
 def distributions() -> dict[str, list[int]]:
@@ -36,6 +38,7 @@ def distributions() -> dict[str, list[int]]:
 
 def draw(counts: dict[str, list[int]], out: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
@@ -58,8 +61,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "img" / "solver-distances.png")
     args = parser.parse_args()
     counts = distributions()
-    report: dict = {"distributions": {t: {"states": sum(c), "gods_number": len(c) - 1, "counts": c}
-                                      for t, c in counts.items()}}
+    report: dict = {
+        "distributions": {t: {"states": sum(c), "gods_number": len(c) - 1, "counts": c} for t, c in counts.items()}
+    }
     try:
         draw(counts, args.out)
         report["plot"] = str(args.out)

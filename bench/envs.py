@@ -43,8 +43,14 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=4096)
     args = parser.parse_args()
     steps = 100 if args.quick else 500  # 500 > 250: every puzzle autoresets at least once
-    out = {"num_envs": args.envs, "steps_per_run": steps, "runs": 5, "cpus": len(os.sched_getaffinity(0)),
-           "vector_steps_per_s": {}, "single_steps_per_s": {}}
+    out = {
+        "num_envs": args.envs,
+        "steps_per_run": steps,
+        "runs": 5,
+        "cpus": len(os.sched_getaffinity(0)),
+        "vector_steps_per_s": {},
+        "single_steps_per_s": {},
+    }
     for puzzle in ENV_IDS:
         out["vector_steps_per_s"][puzzle] = round(np.median([_vector_rate(puzzle, args.envs, steps) for _ in range(5)]))
         out["single_steps_per_s"][puzzle] = round(np.median([_single_rate(puzzle, 20_000) for _ in range(5)]))

@@ -49,8 +49,8 @@ from solver.puzzles.cube.notation import parse_moves  # noqa: E402
 
 F_CPU = 16_000_000
 FACES = "URFDLB"
-STEPS = 50                                     # the simulated rig's steps per quarter turn
-RATE, ACCEL = 20000, 1_000_000                 # its motors: steps/s, steps/s² (a 14 ms quarter turn)
+STEPS = 50  # the simulated rig's steps per quarter turn
+RATE, ACCEL = 20000, 1_000_000  # its motors: steps/s, steps/s² (a 14 ms quarter turn)
 
 
 def flash_and_ram(elf: Path) -> dict:
@@ -62,8 +62,12 @@ def flash_and_ram(elf: Path) -> dict:
             sections[parts[0]] = int(parts[1])
     flash = sections.get(".text", 0) + sections.get(".data", 0)
     ram = sections.get(".data", 0) + sections.get(".bss", 0) + sections.get(".noinit", 0)
-    return {"flash_bytes": flash, "flash_pct": round(100 * flash / 262144, 2),
-            "ram_bytes": ram, "ram_pct": round(100 * ram / 8192, 2)}
+    return {
+        "flash_bytes": flash,
+        "flash_pct": round(100 * flash / 262144, 2),
+        "ram_bytes": ram,
+        "ram_pct": round(100 * ram / 8192, 2),
+    }
 
 
 def read_trace(path: Path) -> dict:
@@ -81,7 +85,7 @@ class RawBoard:
         self.device = AvrFirmware(board=board, steps_per_quarter=STEPS, trace=trace)
         self.port = serial.Serial(self.device.start(), 115200, timeout=0.2)
         self.seq, self.last_write = 1, time.monotonic()
-        self.expect(b"HB ")                     # the board takes bytes once it has booted
+        self.expect(b"HB ")  # the board takes bytes once it has booted
         self.write(Hello(2, "00C0FFEE", 1).encode())
         hello = self.expect(b"HELLO session=00C0FFEE").decode()
         self.max_rate = int(hello.split(" rate=")[1].split("*")[0].split()[0])
@@ -115,7 +119,7 @@ class RawBoard:
 def cruise_stats(edges: list[int]) -> tuple[float, int]:
     """Over the middle half of a move (its cruise): the mean step interval, and the jitter of the step
     edges, the largest distance (cycles) of an edge from the even grid the mean rate would give."""
-    middle = edges[len(edges) // 4: 3 * len(edges) // 4]
+    middle = edges[len(edges) // 4 : 3 * len(edges) // 4]
     interval = (middle[-1] - middle[0]) / (len(middle) - 1)
     return interval, round(max(abs(c - (middle[0] + i * interval)) for i, c in enumerate(middle)))
 
@@ -145,10 +149,15 @@ def step_rates(board: str, rates: list[int], steps: int) -> dict:
             interval, jitter = cruise_stats(cycles) if len(cycles) > 8 else (float("inf"), 0)
             per_axis.append({"steps": len(cycles), "rate": round(F_CPU / interval), "jitter_cycles": jitter})
         exact = all(a["steps"] == steps and abs(a["rate"] - rate) <= 0.02 * rate for a in per_axis)
-        results.append({"requested": rate, "exact": exact,
-                        "delivered_min": min(a["rate"] for a in per_axis),
-                        "jitter_cycles_max": max(a["jitter_cycles"] for a in per_axis),
-                        "jitter_us_max": round(max(a["jitter_cycles"] for a in per_axis) / F_CPU * 1e6, 1)})
+        results.append(
+            {
+                "requested": rate,
+                "exact": exact,
+                "delivered_min": min(a["rate"] for a in per_axis),
+                "jitter_cycles_max": max(a["jitter_cycles"] for a in per_axis),
+                "jitter_us_max": round(max(a["jitter_cycles"] for a in per_axis) / F_CPU * 1e6, 1),
+            }
+        )
     best = max((r["requested"] for r in results if r["exact"]), default=None)
     return {"six_axes": results, "highest_exact_rate_per_axis": best}
 
@@ -165,7 +174,7 @@ def stop_latencies(board: str, runs: int) -> dict:
                 raw.write(Estop(7).encode())
                 raw.expect(b"ESTOP 7")
             else:
-                time.sleep(1.3)                        # the host falls silent: the watchdog (1000 ms) trips
+                time.sleep(1.3)  # the host falls silent: the watchdog (1000 ms) trips
             raw.device.sync()
             raw.close()
             t = read_trace(trace)
@@ -176,8 +185,11 @@ def stop_latencies(board: str, runs: int) -> dict:
             estop_off_us.append((max(off) - last_rx) / F_CPU * 1e6)
         else:
             watchdog_ms.append((max(off) - last_rx) / F_CPU * 1e3)
-    return {"estop_to_last_step_us_sim": _summary(estop_us), "estop_to_drivers_off_us_sim": _summary(estop_off_us),
-            "watchdog_trip_ms_sim": _summary(watchdog_ms)}
+    return {
+        "estop_to_last_step_us_sim": _summary(estop_us),
+        "estop_to_drivers_off_us_sim": _summary(estop_off_us),
+        "watchdog_trip_ms_sim": _summary(watchdog_ms),
+    }
 
 
 def round_trips(board: str, count: int) -> dict:
@@ -195,9 +207,9 @@ def round_trips(board: str, count: int) -> dict:
         raw.device.sync()
         raw.close()
         t = read_trace(trace)
-    rx, tx = [c for c, in t["R"]][-count:], [c for c, in t["T"]]
+    rx, tx = [c for (c,) in t["R"]][-count:], [c for (c,) in t["T"]]
     sim = []
-    for received in rx:                       # the first line the board sent after each STATUS arrived
+    for received in rx:  # the first line the board sent after each STATUS arrived
         answer = next((c for c in tx if c > received), None)
         if answer is not None:
             sim.append((answer - received) / F_CPU * 1e3)
@@ -205,8 +217,10 @@ def round_trips(board: str, count: int) -> dict:
 
 
 def solutions(count: int) -> list[list[int]]:
-    return [parse_moves(solve(scramble(3, seed=900 + i)["state"], fallback="two-phase", budget_s=0.5).text)
-            for i in range(count)]
+    return [
+        parse_moves(solve(scramble(3, seed=900 + i)["state"], fallback="two-phase", budget_s=0.5).text)
+        for i in range(count)
+    ]
 
 
 def move_gaps_ms(edges: list[tuple[int, int, int]]) -> list[float]:
@@ -230,8 +244,11 @@ def host_overhead(board: str, moves_list: list[list[int]]) -> dict:
                 device = AvrFirmware(board=board, steps_per_quarter=STEPS, trace=trace)
                 with RigLink(device.start()) as link:
                     link.connect()
-                    link.wait([link.enable()] + [link.setup_motor(f, steps=STEPS, rate=RATE, accel=ACCEL, direction=1)
-                                                 for f in FACES], timeout=5)
+                    link.wait(
+                        [link.enable()]
+                        + [link.setup_motor(f, steps=STEPS, rate=RATE, accel=ACCEL, direction=1) for f in FACES],
+                        timeout=5,
+                    )
                     turns = [(FACES[m // 3], {0: 1, 1: 2, 2: -1}[m % 3]) for m in moves]
                     start = time.monotonic()
                     motions = [link.turn(*t) for t in turns] if mode == "turn_frames" else link.plan(turns)
@@ -241,15 +258,31 @@ def host_overhead(board: str, moves_list: list[list[int]]) -> dict:
                 device.stop()
                 overheads.append(wall - sum(profile_seconds(STEPS * abs(q), RATE, ACCEL) for _, q in turns))
                 gaps += move_gaps_ms(read_trace(trace)["S"])
-        out[mode] = {"overhead_s": _summary(overheads), "moves_mean": statistics.mean(len(m) for m in moves_list),
-                     "step_gap_between_moves_ms_sim": _summary(gaps)}
+        out[mode] = {
+            "overhead_s": _summary(overheads),
+            "moves_mean": statistics.mean(len(m) for m in moves_list),
+            "step_gap_between_moves_ms_sim": _summary(gaps),
+        }
     return out
 
 
 def suite_seconds() -> float:
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/test_link.py", "tests/test_firmware_board.py",
-                    "--firmware", "avr"], cwd=REPO, check=False, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "tests/test_link.py",
+            "tests/test_firmware_board.py",
+            "--firmware",
+            "avr",
+        ],
+        cwd=REPO,
+        check=False,
+        capture_output=True,
+    )
     return round(time.monotonic() - start, 1)
 
 
@@ -267,11 +300,15 @@ def main() -> int:
     args = parser.parse_args()
     elf, _ = build(args.board)
     rates = [5000, 10000, 20000] if args.quick else [5000, 10000, 12500, 15000, 20000, 25000]
-    result = {"board": args.board, "load": os.getloadavg()[0], **flash_and_ram(elf),
-              "step_rate": step_rates(args.board, rates, 4000 if args.quick else 12000),
-              **stop_latencies(args.board, 4 if args.quick else 10),
-              **round_trips(args.board, 20 if args.quick else 100),
-              "host_overhead_3x3": host_overhead(args.board, solutions(3 if args.quick else 10))}
+    result = {
+        "board": args.board,
+        "load": os.getloadavg()[0],
+        **flash_and_ram(elf),
+        "step_rate": step_rates(args.board, rates, 4000 if args.quick else 12000),
+        **stop_latencies(args.board, 4 if args.quick else 10),
+        **round_trips(args.board, 20 if args.quick else 100),
+        "host_overhead_3x3": host_overhead(args.board, solutions(3 if args.quick else 10)),
+    }
     if args.suite:
         result["hil_suite_s"] = suite_seconds()
     print(json.dumps(result, indent=2))

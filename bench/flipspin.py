@@ -59,8 +59,9 @@ SUITED = {3: {"candidates": 4, "budget_s": 1.0, "max_length": 19}, 2: {"candidat
 SAME_AIM = {"candidates": 8, "budget_s": 1.0, "max_length": 22}  # the first solve's aim: choice alone
 LONGER_SEARCH = {"budget_s": 1.0, "max_length": 19}  # rig_solution's aim and budget, one search
 # every robot move 1 s, cover moves free: the optimal planner then finds the fewest robot moves
-UNIT_MOVES = FlipSpinTiming(flip_s=1, spin_quarter_s=1, spin_half_s=1, turn_quarter_s=1, turn_half_s=1,
-                            hold_s=0, release_s=0, settle_s=0)
+UNIT_MOVES = FlipSpinTiming(
+    flip_s=1, spin_quarter_s=1, spin_half_s=1, turn_quarter_s=1, turn_half_s=1, hold_s=0, release_s=0, settle_s=0
+)
 EITHER_LAYER = partial(plan_optimal, either_layer=True)
 
 
@@ -76,8 +77,9 @@ def solutions(size: int, states: list[str]) -> list[list[int]]:
     return [_checked(s, solver.solve(s).moves) for s in states]
 
 
-def suited(size: int, states: list[str], firsts: list[list[int]], start, timing: FlipSpinTiming,
-           options: dict) -> tuple[list[list[int]], dict]:
+def suited(
+    size: int, states: list[str], firsts: list[list[int]], start, timing: FlipSpinTiming, options: dict
+) -> tuple[list[list[int]], dict]:
     """``rig_solution`` for each state from the rig at ``start``; the solutions and what choosing cost."""
     rig = FlipSpinRig(timing=timing, pose=start, size=size)
     chosen, extra_s, candidates = [], [], []
@@ -86,8 +88,11 @@ def suited(size: int, states: list[str], firsts: list[list[int]], start, timing:
         chosen.append(_checked(state, answer.moves))
         extra_s.append(answer.solve_s)
         candidates.append(answer.candidates)
-    return chosen, {"extra_solving_s": _stats(extra_s, with_max=True), "options": options,
-                    "candidates_planned_mean": _r(statistics.fmean(candidates))}
+    return chosen, {
+        "extra_solving_s": _stats(extra_s, with_max=True),
+        "options": options,
+        "candidates_planned_mean": _r(statistics.fmean(candidates)),
+    }
 
 
 def one_longer_search(states: list[str], budget_s: float, max_length: int) -> tuple[list[list[int]], dict]:
@@ -116,13 +121,15 @@ def plan_figures(moves_list: list[list[int]], planner, start, timing: FlipSpinTi
         runs_as_one.append(merged / max(len(moves), 1))
         seconds.append(sum(step.seconds for step in steps))
     solver_moves = sum(len(m) for m in moves_list)
-    return {"solver_moves_mean": _r(solver_moves / len(moves_list)),
-            "robot_moves_per_solver_move": _stats(per_move),
-            "per_solver_move": {kind: _r(count / solver_moves) for kind, count in kinds.items()},
-            "robot_moves_per_solver_move_flip_runs_as_one": _stats(runs_as_one),
-            "robot_time_s": _stats(seconds),
-            "planning_ms": {"median": _r(statistics.median(plan_ms)), "max": _r(max(plan_ms))},
-            "_seconds": seconds}
+    return {
+        "solver_moves_mean": _r(solver_moves / len(moves_list)),
+        "robot_moves_per_solver_move": _stats(per_move),
+        "per_solver_move": {kind: _r(count / solver_moves) for kind, count in kinds.items()},
+        "robot_moves_per_solver_move_flip_runs_as_one": _stats(runs_as_one),
+        "robot_time_s": _stats(seconds),
+        "planning_ms": {"median": _r(statistics.median(plan_ms)), "max": _r(max(plan_ms))},
+        "_seconds": seconds,
+    }
 
 
 def _stats(values: list[float], with_max: bool = False) -> dict:
@@ -131,8 +138,10 @@ def _stats(values: list[float], with_max: bool = False) -> dict:
 
 
 def _saved(fast: dict, slow: dict) -> dict:
-    return {"robot_time_saved_pct": _r(100 * (1 - sum(fast["_seconds"]) / sum(slow["_seconds"]))),
-            "time_ratio_median": _r(statistics.median(s / f for s, f in zip(slow["_seconds"], fast["_seconds"])))}
+    return {
+        "robot_time_saved_pct": _r(100 * (1 - sum(fast["_seconds"]) / sum(slow["_seconds"]))),
+        "time_ratio_median": _r(statistics.median(s / f for s, f in zip(slow["_seconds"], fast["_seconds"]))),
+    }
 
 
 def variants(size: int, states: list[str], firsts: list[list[int]], start, timing: FlipSpinTiming) -> dict:
@@ -149,22 +158,38 @@ def variants(size: int, states: list[str], firsts: list[list[int]], start, timin
 
 
 def compare(size: int, states: list[str], firsts: list[list[int]], start, timing: FlipSpinTiming) -> dict:
-    figures = {name: {**plan_figures(moves, planner, start, timing), **extra}
-               for name, (moves, extra, planner) in variants(size, states, firsts, start, timing).items()}
-    improvement = {name: {"over_naive": _saved(entry, figures["naive"]),
-                          "over_optimal": _saved(entry, figures["optimal"])}
-                   for name, entry in figures.items() if name != "naive"}
-    summary = {name: {"robot_moves_per_solver_move": entry["robot_moves_per_solver_move"],
-                      "robot_time_s": entry["robot_time_s"], "solver_moves_mean": entry["solver_moves_mean"],
-                      **{f"{key}_mean": entry[key]["mean"] for key in ("extra_solving_s", "solving_s") if key in entry}}
-               for name, entry in figures.items()}
+    figures = {
+        name: {**plan_figures(moves, planner, start, timing), **extra}
+        for name, (moves, extra, planner) in variants(size, states, firsts, start, timing).items()
+    }
+    improvement = {
+        name: {"over_naive": _saved(entry, figures["naive"]), "over_optimal": _saved(entry, figures["optimal"])}
+        for name, entry in figures.items()
+        if name != "naive"
+    }
+    summary = {
+        name: {
+            "robot_moves_per_solver_move": entry["robot_moves_per_solver_move"],
+            "robot_time_s": entry["robot_time_s"],
+            "solver_moves_mean": entry["solver_moves_mean"],
+            **{f"{key}_mean": entry[key]["mean"] for key in ("extra_solving_s", "solving_s") if key in entry},
+        }
+        for name, entry in figures.items()
+    }
     for entry in figures.values():
         del entry["_seconds"]
     floors = {"optimal": plan_optimal, **({"optimal_either_layer": EITHER_LAYER} if size == 2 else {})}
-    floor = {name: plan_figures(firsts, planner, start, UNIT_MOVES)["robot_moves_per_solver_move"]
-             for name, planner in floors.items()}
-    return {"solves": len(states), "summary": summary, **figures, "improvement": improvement,
-            "fewest_robot_moves_per_solver_move": floor}
+    floor = {
+        name: plan_figures(firsts, planner, start, UNIT_MOVES)["robot_moves_per_solver_move"]
+        for name, planner in floors.items()
+    }
+    return {
+        "solves": len(states),
+        "summary": summary,
+        **figures,
+        "improvement": improvement,
+        "fewest_robot_moves_per_solver_move": floor,
+    }
 
 
 def _r(value: float) -> float:
@@ -181,20 +206,33 @@ def main() -> None:
     timing = FlipSpinTiming()
     scan = plan_scan(HOME, timing)
     prepare()
-    report = {"bench": "flipspin", "states_per_puzzle": count, "timing": timing.as_dict(),
-              "two_phase_budget_s": TWO_PHASE_BUDGET_S,
-              "anchor": {"robot_moves_per_solver_move": ANCHOR_ROBOT_MOVES_PER_MOVE,
-                         "source": "CUBOTino, as published (figure quoted in the project brief)"},
-              "start_pose": {"faces": scan.end.faces, "spinner": scan.end.spinner, "cover": scan.end.cover},
-              "scan": {"captures": len(scan.captures), "robot_moves": scan.robot_moves,
-                       "seconds": _r(scan.seconds), "ops": " ".join(op.text for op in scan.ops)}}
+    report = {
+        "bench": "flipspin",
+        "states_per_puzzle": count,
+        "timing": timing.as_dict(),
+        "two_phase_budget_s": TWO_PHASE_BUDGET_S,
+        "anchor": {
+            "robot_moves_per_solver_move": ANCHOR_ROBOT_MOVES_PER_MOVE,
+            "source": "CUBOTino, as published (figure quoted in the project brief)",
+        },
+        "start_pose": {"faces": scan.end.faces, "spinner": scan.end.spinner, "cover": scan.end.cover},
+        "scan": {
+            "captures": len(scan.captures),
+            "robot_moves": scan.robot_moves,
+            "seconds": _r(scan.seconds),
+            "ops": " ".join(op.text for op in scan.ops),
+        },
+    }
     for size, name in ((3, "3x3x3"), (2, "2x2x2")):
         states = [solver.scramble(size, seed=seed)["state"] for seed in range(count)]
         solve_began = time.perf_counter()
         firsts = solutions(size, states)
         solve_s = time.perf_counter() - solve_began
-        report[name] = {**compare(size, states, firsts, scan.end, timing), "first_solving_s_total": _r(solve_s),
-                        "solver": "two-phase" if size == 3 else "optimal table (HTM)"}
+        report[name] = {
+            **compare(size, states, firsts, scan.end, timing),
+            "first_solving_s_total": _r(solve_s),
+            "solver": "two-phase" if size == 3 else "optimal table (HTM)",
+        }
     report["wall_s"] = _r(time.perf_counter() - began)
     print(json.dumps(report, indent=1))
 

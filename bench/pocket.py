@@ -62,11 +62,16 @@ def bench_metric(metric: str, states: list[str], cubes: list) -> dict:
         optimal = len(path) == solution.length == warm.distance(index)
         verified &= finished and optimal
     return {
-        "cold_build_s": round(cold_s, 3), "move_tables_and_bfs_s": round(table.build_s, 3),
-        "warm_load_s": round(warm_s, 4), "warm_cached": warm.cached,
-        "solve_us": percentiles_us(solve_s), "walk_us": percentiles_us(walk_s),
-        "states_solved": len(states), "verified": bool(verified),
-        "all_states_consistent": consistent, "consistency_check_s": round(consistent_s, 3),
+        "cold_build_s": round(cold_s, 3),
+        "move_tables_and_bfs_s": round(table.build_s, 3),
+        "warm_load_s": round(warm_s, 4),
+        "warm_cached": warm.cached,
+        "solve_us": percentiles_us(solve_s),
+        "walk_us": percentiles_us(walk_s),
+        "states_solved": len(states),
+        "verified": bool(verified),
+        "all_states_consistent": consistent,
+        "consistency_check_s": round(consistent_s, 3),
         "counts": table.counts,
     }
 

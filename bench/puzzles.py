@@ -44,8 +44,9 @@ print(json.dumps({"load_s": time.perf_counter() - imported, "cached": table.cach
 def load_s(name: str, cache: str, cached: bool) -> float:
     """Seconds ``load_table`` takes in a fresh process with this cache directory."""
     env = dict(os.environ, ROBOTD_CACHE_DIR=cache)
-    out = subprocess.run([sys.executable, "-c", LOAD, name], capture_output=True, text=True, env=env,
-                         cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", LOAD, name], capture_output=True, text=True, env=env, cwd=REPO, check=True
+    )
     result = json.loads(out.stdout)
     assert result["cached"] == cached
     return result["load_s"]
@@ -76,20 +77,32 @@ def bench_solves(name: str, count: int) -> dict:
         start = time.perf_counter()
         table.walk(index)
         walk_s.append(time.perf_counter() - start)
-        verified &= (puzzle.apply(state, puzzle.parse_moves(solution.text)) == puzzle.solved
-                     and solution.tracked == table.distance(index))
+        verified &= puzzle.apply(
+            state, puzzle.parse_moves(solution.text)
+        ) == puzzle.solved and solution.tracked == table.distance(index)
         lengths.append(solution.length)
-    return {"solve_us_median": median_us(solve_s), "walk_us_median": median_us(walk_s),
-            "solve_us_p99": round(float(np.percentile(solve_s, 99)) * 1e6, 1),
-            "mean_length": round(float(np.mean(lengths)), 3), "states_solved": count, "verified": bool(verified)}
+    return {
+        "solve_us_median": median_us(solve_s),
+        "walk_us_median": median_us(walk_s),
+        "solve_us_p99": round(float(np.percentile(solve_s, 99)) * 1e6, 1),
+        "mean_length": round(float(np.mean(lengths)), 3),
+        "states_solved": count,
+        "verified": bool(verified),
+    }
 
 
 def bench_puzzle(name: str, builds: int, count: int) -> dict:
     cold, warm = zip(*(cold_and_warm_s(name) for _ in range(builds)))
     table = load_table(get_puzzle(name))
-    return {"states": sum(table.counts), "gods_number": table.gods_number, "counts": table.counts,
-            "cold_build_s_median": round(float(np.median(cold)), 3), "cold_build_s": [round(s, 3) for s in cold],
-            "warm_load_s_median": round(float(np.median(warm)), 3), **bench_solves(name, count)}
+    return {
+        "states": sum(table.counts),
+        "gods_number": table.gods_number,
+        "counts": table.counts,
+        "cold_build_s_median": round(float(np.median(cold)), 3),
+        "cold_build_s": [round(s, 3) for s in cold],
+        "warm_load_s_median": round(float(np.median(warm)), 3),
+        **bench_solves(name, count),
+    }
 
 
 def main() -> None:

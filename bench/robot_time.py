@@ -45,7 +45,7 @@ from solver.puzzles.cube.scramble import random_states  # noqa: E402
 def run_daemon(states: list[str], settings: RunSettings, rig) -> list[dict]:
     solving = RigSolver(settings, rig)
     solving.prepare()
-    solve(states[0], budget_s=0.05, fallback=None)   # the daemon warms the network at start-up too
+    solve(states[0], budget_s=0.05, fallback=None)  # the daemon warms the network at start-up too
     rows = []
     try:
         for state in states:
@@ -72,7 +72,7 @@ def run_neural(states: list[str], settings: RunSettings, rig) -> list[dict]:
 def run_kociemba(states: list[str], rig) -> list[dict]:
     import kociemba
 
-    kociemba.solve(states[0])   # its tables load on first use
+    kociemba.solve(states[0])  # its tables load on first use
     rows = []
     for state in states:
         start = time.perf_counter()
@@ -84,10 +84,15 @@ def run_kociemba(states: list[str], rig) -> list[dict]:
 def summarise(rows: list[dict]) -> dict:
     found = [r for r in rows if r["found"]]
     mean = lambda key: round(float(np.mean([r[key] for r in found])), 3) if found else None  # noqa: E731
-    out = {"cubes": len(rows), "answered": round(len(found) / len(rows), 3),
-           "solve_s_mean": round(float(np.mean([r["solve_s"] for r in rows])), 3),
-           "solve_s_median": round(float(np.median([r["solve_s"] for r in rows])), 3),
-           "planned_s_mean": mean("planned_s"), "htm_mean": mean("htm"), "qtm_mean": mean("qtm")}
+    out = {
+        "cubes": len(rows),
+        "answered": round(len(found) / len(rows), 3),
+        "solve_s_mean": round(float(np.mean([r["solve_s"] for r in rows])), 3),
+        "solve_s_median": round(float(np.median([r["solve_s"] for r in rows])), 3),
+        "planned_s_mean": mean("planned_s"),
+        "htm_mean": mean("htm"),
+        "qtm_mean": mean("qtm"),
+    }
     if found:
         out["total_s_mean"] = round(float(np.mean([r["solve_s"] + r["planned_s"] for r in found])), 3)
     kept = [r.get("kept") for r in rows if r.get("kept")]
@@ -110,9 +115,15 @@ def main() -> None:
     rig = rig_from_config(Config({}).section("rig"))
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    report = {"cubes": cubes, "seed": args.seed, "budget_s": settings.solve_budget_s,
-              "fallback": settings.solve_fallback, "fallback_budget_s": settings.fallback_budget_s,
-              "rig": rig.status(), "load_at_start": round(load, 2)}
+    report = {
+        "cubes": cubes,
+        "seed": args.seed,
+        "budget_s": settings.solve_budget_s,
+        "fallback": settings.solve_fallback,
+        "fallback_budget_s": settings.fallback_budget_s,
+        "rig": rig.status(),
+        "load_at_start": round(load, 2),
+    }
     report["daemon"] = summarise(run_daemon(states, settings, rig))
     report["neural"] = summarise(run_neural(states, settings, rig))
     report["kociemba"] = summarise(run_kociemba(states, rig))

@@ -72,8 +72,13 @@ def dry_runs(count: int, budget_s: float | None, moves3: int | None) -> dict:
         config = write_config(Path(tmp), budget_s)
         for k in range(count):
             puzzle = 2 if k % 2 == 0 else 3
-            summary = once(config, puzzle=puzzle, seed=1000 + k, light=presets[k % len(presets)],
-                           moves=moves3 if puzzle == 3 else None)
+            summary = once(
+                config,
+                puzzle=puzzle,
+                seed=1000 + k,
+                light=presets[k % len(presets)],
+                moves=moves3 if puzzle == 3 else None,
+            )
             results[puzzle].append(summary)
     return {f"{p}x{p}x{p}": _dry_run_figures(runs) for p, runs in results.items() if runs}
 
@@ -82,13 +87,17 @@ def _dry_run_figures(runs: list[dict]) -> dict:
     overhead = [r["host_overhead_s"] for r in runs if r["host_overhead_s"] is not None]
     solve = [r["step_durations"].get("solving") for r in runs if r["step_durations"].get("solving") is not None]
     solvers = [r["solver"] for r in runs if r["solver"]]
-    return {"runs": len(runs), "solved": sum(bool(r["solved"]) for r in runs),
-            "solved_by": {name: solvers.count(name) for name in sorted(set(solvers))},
-            "errors": sorted({r["error"].split(";")[0] for r in runs if r["error"]}),
-            "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
-            "solve_s_median": round(statistics.median(solve), 3) if solve else None,
-            "mean_htm": round(statistics.mean(r["length_htm"] for r in runs if r["solved"]), 2)
-            if any(r["solved"] for r in runs) else None}
+    return {
+        "runs": len(runs),
+        "solved": sum(bool(r["solved"]) for r in runs),
+        "solved_by": {name: solvers.count(name) for name in sorted(set(solvers))},
+        "errors": sorted({r["error"].split(";")[0] for r in runs if r["error"]}),
+        "host_overhead_s_median": round(statistics.median(overhead), 3) if overhead else None,
+        "solve_s_median": round(statistics.median(solve), 3) if solve else None,
+        "mean_htm": round(statistics.mean(r["length_htm"] for r in runs if r["solved"]), 2)
+        if any(r["solved"] for r in runs)
+        else None,
+    }
 
 
 def _peak_rss_mb(pid: int | str = "self") -> float | None:
@@ -114,9 +123,15 @@ def memory(count: int, budget_s: float | None) -> dict:
         finally:
             built.close()
     solve = [r["step_durations"].get("solving") for r in runs]
-    return {"runs": count, "solved": sum(bool(r["solved"]) for r in runs),
-            "peak_rss_mb_after_start": at_start, "peak_rss_mb": _peak_rss_mb(), "worker_peak_rss_mb": worker_peak,
-            "first_solve_s": solve[0], "later_solve_s_median": round(statistics.median(solve[1:]), 3)}
+    return {
+        "runs": count,
+        "solved": sum(bool(r["solved"]) for r in runs),
+        "peak_rss_mb_after_start": at_start,
+        "peak_rss_mb": _peak_rss_mb(),
+        "worker_peak_rss_mb": worker_peak,
+        "first_solve_s": solve[0],
+        "later_solve_s_median": round(statistics.median(solve[1:]), 3),
+    }
 
 
 def faults(budget_s: float | None) -> dict:
@@ -130,8 +145,12 @@ def faults(budget_s: float | None) -> dict:
             ok = summary["solved"]
         else:
             ok = summary["outcome"] == "error" and expected in (summary["error"] or "") and stored["outcome"] == "error"
-        report[name] = {"as_expected": bool(ok), "outcome": summary["outcome"], "error": summary["error"],
-                        "link": summary["link"]}
+        report[name] = {
+            "as_expected": bool(ok),
+            "outcome": summary["outcome"],
+            "error": summary["error"],
+            "link": summary["link"],
+        }
     return report
 
 
@@ -158,26 +177,37 @@ def stop_latency(repeats: int, budget_s: float | None, by_signal: bool = False) 
                 delays.append(built.simulation.firmware.estop_times()[-1] - asked)
         finally:
             built.close()
-    return {"repeats": repeats, "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
-            "estop_handled_ms_max": round(max(delays) * 1000, 2)}
+    return {
+        "repeats": repeats,
+        "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
+        "estop_handled_ms_max": round(max(delays) * 1000, 2),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="6 dry runs and 3 stops (under a minute)")
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--moves3", type=int, default=None,
-                        help="3x3x3 scrambles of K random moves (default: robotd's 25-move scramble)")
-    parser.add_argument("--budget-s", type=float, default=None,
-                        help="3x3x3 neural A* budget per run (default: robotd's default)")
+    parser.add_argument(
+        "--moves3",
+        type=int,
+        default=None,
+        help="3x3x3 scrambles of K random moves (default: robotd's 25-move scramble)",
+    )
+    parser.add_argument(
+        "--budget-s", type=float, default=None, help="3x3x3 neural A* budget per run (default: robotd's default)"
+    )
     args = parser.parse_args()
     runs, stops = (6, 3) if args.quick else (args.runs, 10)
     started = time.perf_counter()
-    result = {"memory": memory(5 if args.quick else 20, args.budget_s),
-              "dry_runs": dry_runs(runs, args.budget_s, args.moves3), "faults": faults(args.budget_s),
-              "stop": stop_latency(stops, args.budget_s),
-              "signal_stop": stop_latency(stops, args.budget_s, by_signal=True),
-              "settings": {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s}}
+    result = {
+        "memory": memory(5 if args.quick else 20, args.budget_s),
+        "dry_runs": dry_runs(runs, args.budget_s, args.moves3),
+        "faults": faults(args.budget_s),
+        "stop": stop_latency(stops, args.budget_s),
+        "signal_stop": stop_latency(stops, args.budget_s, by_signal=True),
+        "settings": {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s},
+    }
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
 

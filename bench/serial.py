@@ -44,8 +44,12 @@ LOSSY = {"drop": 0.10, "corrupt": 0.01, "duplicate": 0.01}
 
 def ms_stats(seconds: list[float]) -> dict:
     ms = np.array(seconds) * 1000
-    return {"median": round(float(np.median(ms)), 3), "p99": round(float(np.percentile(ms, 99)), 3),
-            "max": round(float(ms.max()), 3), "n": len(ms)}
+    return {
+        "median": round(float(np.median(ms)), 3),
+        "p99": round(float(np.percentile(ms, 99)), 3),
+        "max": round(float(ms.max()), 3),
+        "n": len(ms),
+    }
 
 
 def session(timing=None, faults=None, **sim_options):
@@ -91,12 +95,21 @@ def turn_run(n: int, faults: dict | None, seed: int) -> dict:
         link.close()
         sim.stop()
     sent = [m.mid for m in motions]
-    return {"turns": n, "seconds": round(elapsed, 3), "moves_per_s": round(n / elapsed, 1),
-            "exactly_once": executed == sent and cube_ok, "executed_in_order": executed == sent,
-            "cube_matches_solver": cube_ok, "retransmissions": counters["retransmissions"],
-            "naks_received": counters["naks_received"], "decode_errors": counters["decode_errors"],
-            "frames_sent": counters["frames_sent"], "frames_received": counters["frames_received"],
-            "injected_to_device": info["to_device"], "injected_to_host": info["to_host"]}
+    return {
+        "turns": n,
+        "seconds": round(elapsed, 3),
+        "moves_per_s": round(n / elapsed, 1),
+        "exactly_once": executed == sent and cube_ok,
+        "executed_in_order": executed == sent,
+        "cube_matches_solver": cube_ok,
+        "retransmissions": counters["retransmissions"],
+        "naks_received": counters["naks_received"],
+        "decode_errors": counters["decode_errors"],
+        "frames_sent": counters["frames_sent"],
+        "frames_received": counters["frames_received"],
+        "injected_to_device": info["to_device"],
+        "injected_to_host": info["to_host"],
+    }
 
 
 def detection(kind: str, reps: int) -> dict:
@@ -123,13 +136,18 @@ def detection(kind: str, reps: int) -> dict:
             right_error &= isinstance(err, expected)
             ran = [s.mid for s in sim.executed() if s.verb == "TURN"]
             confirmed = [m.mid for m in motions if m.completed.done() and m.completed.exception() is None]
-            confirmed_ran &= confirmed == ran[:len(confirmed)]
+            confirmed_ran &= confirmed == ran[: len(confirmed)]
         finally:
             link.close()
             sim.stop()
-    return {"detected_s": {k: round(v / 1000, 4) for k, v in ms_stats(times).items() if k != "n"},
-            "runs": reps, "error": expected.__name__, "reported_as_error": right_error,
-            "within_1s": max(times) < 1.0, "confirmed_motions_ran": confirmed_ran}
+    return {
+        "detected_s": {k: round(v / 1000, 4) for k, v in ms_stats(times).items() if k != "n"},
+        "runs": reps,
+        "error": expected.__name__,
+        "reported_as_error": right_error,
+        "within_1s": max(times) < 1.0,
+        "confirmed_motions_ran": confirmed_ran,
+    }
 
 
 def estop(reps: int) -> dict:
@@ -137,7 +155,7 @@ def estop(reps: int) -> dict:
     for _ in range(reps):
         sim, link = session(timing={"quarter_ms": 80, "half_ms": 130})
         try:
-            motions = link.moves("U R F D L B " * 40)      # 240 turns, 19 s of motion
+            motions = link.moves("U R F D L B " * 40)  # 240 turns, 19 s of motion
             motions[1].wait(5)
             time.sleep(0.03)
             start = time.monotonic()
@@ -150,23 +168,30 @@ def estop(reps: int) -> dict:
         finally:
             link.close()
             sim.stop()
-    return {"simulator_handled_ms": ms_stats(handled), "host_acknowledged_ms": ms_stats(acked),
-            "within_50ms": max(handled) < 0.050, "queue_emptied_nothing_moved_after": emptied,
-            "queued_turns": 240}
+    return {
+        "simulator_handled_ms": ms_stats(handled),
+        "host_acknowledged_ms": ms_stats(acked),
+        "within_50ms": max(handled) < 0.050,
+        "queue_emptied_nothing_moved_after": emptied,
+        "queued_turns": 240,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller runs, under a minute")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.CRITICAL)        # faults are provoked on purpose: no dumps on stderr
+    logging.basicConfig(level=logging.CRITICAL)  # faults are provoked on purpose: no dumps on stderr
     quick = args.quick
     start = time.perf_counter()
     result = {
         "quick": quick,
         "latency": latency(100 if quick else 500),
-        "throughput": {k: v for k, v in turn_run(1000 if quick else 5000, None, 1).items()
-                       if k in ("turns", "seconds", "moves_per_s", "exactly_once")},
+        "throughput": {
+            k: v
+            for k, v in turn_run(1000 if quick else 5000, None, 1).items()
+            if k in ("turns", "seconds", "moves_per_s", "exactly_once")
+        },
         "fault_run": {"faults_each_direction": LOSSY, **turn_run(2000 if quick else 10000, {**LOSSY, "seed": 5}, 2)},
         "silence": detection("silence", 3 if quick else 7),
         "unplug": detection("unplug", 3 if quick else 7),

@@ -59,12 +59,17 @@ def table_times() -> dict:
     tables, cold_s = timed(load_tables)
     assert not tables.cached
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-c", WARM_START], cwd=root, env=dict(os.environ),
-                         capture_output=True, text=True, check=True).stdout.split()
-    return {"cold_build_s": round(cold_s, 3), "bfs_s": round(tables.build_s, 3),
-            "warm_start_s": round(float(out[0]), 3), "warm_start_from_cache": out[1] == "True",
-            "cache_bytes": (Path(os.environ["ROBOTD_CACHE_DIR"]) / CACHE_NAME).stat().st_size,
-            "table_counts": tables.counts}
+    out = subprocess.run(
+        [sys.executable, "-c", WARM_START], cwd=root, env=dict(os.environ), capture_output=True, text=True, check=True
+    ).stdout.split()
+    return {
+        "cold_build_s": round(cold_s, 3),
+        "bfs_s": round(tables.build_s, 3),
+        "warm_start_s": round(float(out[0]), 3),
+        "warm_start_from_cache": out[1] == "True",
+        "cache_bytes": (Path(os.environ["ROBOTD_CACHE_DIR"]) / CACHE_NAME).stat().st_size,
+        "table_counts": tables.counts,
+    }
 
 
 def run(cubes: list, budget_s: float, max_length: int) -> dict:
@@ -78,14 +83,17 @@ def run(cubes: list, budget_s: float, max_length: int) -> dict:
             lengths.append(len(moves))
     lengths_array = np.array(lengths)
     return {
-        "budget_s": budget_s, "max_length": max_length, "cubes": len(cubes),
+        "budget_s": budget_s,
+        "max_length": max_length,
+        "cubes": len(cubes),
         "solved_fraction": round(float(np.mean(solved)), 4),
         "within_22_fraction": round(float(np.mean(lengths_array <= 22)) if lengths else 0.0, 4),
         "mean_htm": round(float(lengths_array.mean()), 3) if lengths else None,
         "median_htm": float(np.median(lengths_array)) if lengths else None,
         "max_htm": int(lengths_array.max()) if lengths else None,
         "htm_counts": {str(k): int(v) for k, v in zip(*np.unique(lengths_array, return_counts=True))},
-        "median_s": round(float(np.median(seconds)), 4), "p90_s": round(float(np.percentile(seconds, 90)), 4),
+        "median_s": round(float(np.median(seconds)), 4),
+        "p90_s": round(float(np.percentile(seconds, 90)), 4),
         "max_s": round(float(np.max(seconds)), 4),
     }
 

@@ -64,10 +64,12 @@ from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
 WAYS = ("corners", "flip", "phone", "colours")
 PARTS = ("ways", "bins", "devset")
-BINS = {"rotation_deg": ((0, 15), (15, 30), (30, 45)),
-        "fill": ((0.25, 0.5), (0.5, 0.75), (0.75, 1.0)),
-        "tilt_deg": ((0, 10), (10, 20), (20, 30))}
-CORNER_TOLERANCE = 0.25   # of a sticker pitch: the sampler reads the middle half of each sticker
+BINS = {
+    "rotation_deg": ((0, 15), (15, 30), (30, 45)),
+    "fill": ((0.25, 0.5), (0.5, 0.75), (0.75, 1.0)),
+    "tilt_deg": ((0, 10), (10, 20), (20, 30)),
+}
+CORNER_TOLERANCE = 0.25  # of a sticker pitch: the sampler reads the middle half of each sticker
 VERBOSE = False
 
 
@@ -114,9 +116,13 @@ def bench_cell(size: int, light: str, count: int, seed: int) -> dict:
                 exact += 1
             else:
                 wrong += 1
-        out[way] = {"exact": round(exact / count, 4), "refused": refused, "wrong": wrong,
-                    "ms_median": round(1e3 * float(np.median(seconds)), 2),
-                    "cpu_ms_median": round(1e3 * float(np.median(cpu_seconds)), 2)}
+        out[way] = {
+            "exact": round(exact / count, 4),
+            "refused": refused,
+            "wrong": wrong,
+            "ms_median": round(1e3 * float(np.median(seconds)), 2),
+            "cpu_ms_median": round(1e3 * float(np.median(cpu_seconds)), 2),
+        }
     return out
 
 
@@ -130,14 +136,21 @@ def bench_ways(count: int, seed: int) -> dict:
     summary = {}
     for way in WAYS:
         cells = [cell[way] for per_size in results.values() for cell in per_size.values()]
-        summary[way] = {"exact_min": min(c["exact"] for c in cells),
-                        "wrong_total": sum(c["wrong"] for c in cells),
-                        "refused_total": sum(c["refused"] for c in cells),
-                        "ms_median_worst_cell": max(c["ms_median"] for c in cells),
-                        "ms_median_all": round(float(np.median([c["ms_median"] for c in cells])), 2),
-                        "cpu_ms_median_worst_cell": max(c["cpu_ms_median"] for c in cells)}
-    return {"states_per_cell": count, "presets": list(PRESETS), "results": results, "summary": summary,
-            "targets": {"exact": 1.0, "corners_ms": 15.0, "flip_ms": 15.0, "phone_ms": 30.0}}
+        summary[way] = {
+            "exact_min": min(c["exact"] for c in cells),
+            "wrong_total": sum(c["wrong"] for c in cells),
+            "refused_total": sum(c["refused"] for c in cells),
+            "ms_median_worst_cell": max(c["ms_median"] for c in cells),
+            "ms_median_all": round(float(np.median([c["ms_median"] for c in cells])), 2),
+            "cpu_ms_median_worst_cell": max(c["cpu_ms_median"] for c in cells),
+        }
+    return {
+        "states_per_cell": count,
+        "presets": list(PRESETS),
+        "results": results,
+        "summary": summary,
+        "targets": {"exact": 1.0, "corners_ms": 15.0, "flip_ms": 15.0, "phone_ms": 30.0},
+    }
 
 
 def _bin_label(low: float, high: float, percent: bool = False) -> str:
@@ -154,8 +167,7 @@ def detection_check(image: np.ndarray, size: int, corners: np.ndarray) -> tuple[
     if grid.size != size:
         return "wrong-size", None
     pitch = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1))) / size
-    errors = [float(np.linalg.norm(grid.corners - np.roll(corners, k, axis=0), axis=1).max()) / pitch
-              for k in range(4)]
+    errors = [float(np.linalg.norm(grid.corners - np.roll(corners, k, axis=0), axis=1).max()) / pitch for k in range(4)]
     if errors[0] <= CORNER_TOLERANCE:
         return "ok", errors[0]
     return ("quarter-turned" if min(errors) <= CORNER_TOLERANCE else "corners-off"), errors[0]
@@ -177,11 +189,13 @@ def bench_bins(count: int, seed: int) -> dict:
         photos, checks = {}, []
         for face in FACES:
             rot = BINS["rotation_deg"][plan["rotation_deg"][i]]
-            pose = {"rotation_deg": float(rng.choice((-1, 1)) * rng.uniform(*rot)),
-                    "fill": float(rng.uniform(*BINS["fill"][plan["fill"][i]])),
-                    "tilt_deg": float(rng.uniform(*BINS["tilt_deg"][plan["tilt_deg"][i]])),
-                    "tilt_towards_deg": float(rng.uniform(0, 360)),
-                    "offset": tuple(float(v) for v in rng.uniform(-0.8, 0.8, 2))}
+            pose = {
+                "rotation_deg": float(rng.choice((-1, 1)) * rng.uniform(*rot)),
+                "fill": float(rng.uniform(*BINS["fill"][plan["fill"][i]])),
+                "tilt_deg": float(rng.uniform(*BINS["tilt_deg"][plan["tilt_deg"][i]])),
+                "tilt_towards_deg": float(rng.uniform(0, 360)),
+                "offset": tuple(float(v) for v in rng.uniform(-0.8, 0.8, 2)),
+            }
             photos[face] = render_face_photo(state, face, light=light, rng=rng, **pose)
             check, error = detection_check(photos[face], size, face_photo_corners(size, face, **pose))
             checks.append(check)
@@ -191,11 +205,22 @@ def bench_bins(count: int, seed: int) -> dict:
                 print(f"detection {check}: {size}x{size} {light} face {face} {pose}", file=sys.stderr)
         outcome = judge(lambda photos=photos: scan_photos(photos), state)
         if VERBOSE and outcome.verdict != "right":
-            print(f"bins {outcome.verdict} {size}x{size} {labels}: {outcome.message or outcome.differ}",
-                  file=sys.stderr)
+            print(
+                f"bins {outcome.verdict} {size}x{size} {labels}: {outcome.message or outcome.differ}", file=sys.stderr
+            )
         for dim, label in labels.items():
-            cell = cells[dim].setdefault(label, {"photos": 0, "ok": 0, "no-grid": 0, "wrong-size": 0,
-                                                 "quarter-turned": 0, "corners-off": 0, "outcomes": []})
+            cell = cells[dim].setdefault(
+                label,
+                {
+                    "photos": 0,
+                    "ok": 0,
+                    "no-grid": 0,
+                    "wrong-size": 0,
+                    "quarter-turned": 0,
+                    "corners-off": 0,
+                    "outcomes": [],
+                },
+            )
             cell["photos"] += len(checks)
             for check in checks:
                 cell[check] += 1
@@ -208,22 +233,32 @@ def bench_bins(count: int, seed: int) -> dict:
                 continue
             cell = per_bin[label]
             counts = tally(cell.pop("outcomes"))
-            out[dim][label] = {"photos": cell["photos"], "detected": round(cell["ok"] / cell["photos"], 4),
-                               "no_grid": cell["no-grid"], "wrong_size": cell["wrong-size"],
-                               "quarter_turned": cell["quarter-turned"], "corners_off": cell["corners-off"],
-                               "cubes": counts["cases"],
-                               "exact": round((counts["right"] + counts["right-flagged"]) / counts["cases"], 4),
-                               "verdicts": {k: v for k, v in counts.items() if k != "cases"}}
+            out[dim][label] = {
+                "photos": cell["photos"],
+                "detected": round(cell["ok"] / cell["photos"], 4),
+                "no_grid": cell["no-grid"],
+                "wrong_size": cell["wrong-size"],
+                "quarter_turned": cell["quarter-turned"],
+                "corners_off": cell["corners-off"],
+                "cubes": counts["cases"],
+                "exact": round((counts["right"] + counts["right-flagged"]) / counts["cases"], 4),
+                "verdicts": {k: v for k, v in counts.items() if k != "cases"},
+            }
     rates = [c for per_dim in out.values() for c in per_dim.values()]
-    return {"cubes": count, "photos": 6 * count, "corner_tolerance_pitch": CORNER_TOLERANCE,
-            "bins": out,
-            "summary": {"detected_worst_bin": min(c["detected"] for c in rates),
-                        "exact_worst_bin": min(c["exact"] for c in rates),
-                        "detected_all": round(sum(c["detected"] * c["photos"] for c in out["light"].values())
-                                              / (6 * count), 4),
-                        "exact_all": round(sum(c["exact"] * c["cubes"] for c in out["light"].values()) / count, 4),
-                        "wrong_all": sum(c["verdicts"]["wrong"] for c in out["light"].values()),
-                        "corner_error_median_pitch_detected": round(float(np.median(errors)), 3) if errors else None}}
+    return {
+        "cubes": count,
+        "photos": 6 * count,
+        "corner_tolerance_pitch": CORNER_TOLERANCE,
+        "bins": out,
+        "summary": {
+            "detected_worst_bin": min(c["detected"] for c in rates),
+            "exact_worst_bin": min(c["exact"] for c in rates),
+            "detected_all": round(sum(c["detected"] * c["photos"] for c in out["light"].values()) / (6 * count), 4),
+            "exact_all": round(sum(c["exact"] * c["cubes"] for c in out["light"].values()) / count, 4),
+            "wrong_all": sum(c["verdicts"]["wrong"] for c in out["light"].values()),
+            "corner_error_median_pitch_detected": round(float(np.median(errors)), 3) if errors else None,
+        },
+    }
 
 
 def bench_devset(path: Path) -> dict:
@@ -252,18 +287,21 @@ def bench_devset(path: Path) -> dict:
             outcome = judge(lambda item=item: classify(item.rgb.tolist()), item.answer)
         row["result"] = outcome.verdict
         row["min_confidence"] = None if outcome.min_confidence is None else round(outcome.min_confidence, 4)
-        row["message"] = (outcome.message or (f"differs at {' '.join(outcome.differ)}" if outcome.differ
-                                              else ""))[:90]
+        row["message"] = (outcome.message or (f"differs at {' '.join(outcome.differ)}" if outcome.differ else ""))[:90]
         row["ms"] = round(1e3 * outcome.seconds, 1)
         table.append(row)
     sets = [r for r in table if r["kind"] == "photos"]
     exact = lambda rows: sum(r["result"] in ("right", "right-flagged") for r in rows)  # noqa: E731
-    return {"path": str(path), "items": table,
-            "summary": {"photo_detection_rate": round(photos_found / photos_total, 4) if photos_total else None,
-                        "photo_sets_exact": f"{exact(sets)}/{len(sets)}",
-                        "rgb_scans_exact": f"{exact([r for r in table if r['kind'] != 'photos'])}/"
-                                           f"{len(table) - len(sets)}",
-                        "wrong": sum(r["result"] == "wrong" for r in table)}}
+    return {
+        "path": str(path),
+        "items": table,
+        "summary": {
+            "photo_detection_rate": round(photos_found / photos_total, 4) if photos_total else None,
+            "photo_sets_exact": f"{exact(sets)}/{len(sets)}",
+            "rgb_scans_exact": f"{exact([r for r in table if r['kind'] != 'photos'])}/{len(table) - len(sets)}",
+            "wrong": sum(r["result"] == "wrong" for r in table),
+        },
+    }
 
 
 def _use_cores(every: bool) -> int:
@@ -280,13 +318,21 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="list refused and wrong scans on stderr")
     parser.add_argument("--states", type=int, default=200, help="states per preset and size (default 200)")
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--parts", default=",".join(PARTS),
-                        help=f"comma-separated parts to run: {', '.join(PARTS)} (default all)")
-    parser.add_argument("--bin-cubes", type=int, default=None,
-                        help="cubes (six photos each) for the pose bins (default 150; --quick 15)")
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"comma-separated parts to run: {', '.join(PARTS)} (default all)"
+    )
+    parser.add_argument(
+        "--bin-cubes",
+        type=int,
+        default=None,
+        help="cubes (six photos each) for the pose bins (default 150; --quick 15)",
+    )
     parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET, help="the real dev set's folder")
-    parser.add_argument("--all-cores", action="store_true",
-                        help="let the scans use every core (default: pinned to one, the issue's figure)")
+    parser.add_argument(
+        "--all-cores",
+        action="store_true",
+        help="let the scans use every core (default: pinned to one, the issue's figure)",
+    )
     args = parser.parse_args()
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = [p for p in parts if p not in PARTS]

@@ -36,7 +36,7 @@ from vision import ScanError
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DEVSET = REPO.parent / "shared" / "vision-devset"
-RGB_FACE_ORDER = "ULFRBD"   # how the dev set's RGB scans list the faces
+RGB_FACE_ORDER = "ULFRBD"  # how the dev set's RGB scans list the faces
 CONFIDENT = 0.9
 VERDICTS = ("right", "right-flagged", "refused", "wrong-flagged", "wrong")
 
@@ -49,6 +49,7 @@ def random_face_states(size: int, count: int, rng: np.random.Generator) -> list[
 @dataclass
 class DevItem:
     """One cube of the dev set: RGB triples in facelet order (``rgb-scan``) or six BGR photos (``photos``)."""
+
     id: str
     kind: str
     size: int
@@ -70,7 +71,7 @@ def load_devset(path: Path) -> list[DevItem]:
             data = json.loads(next(f for f in files if f.name != "answer.txt").read_text())
             rows = np.array([data[str(i + 1)] for i in range(len(data))], dtype=np.float64)
             per_face = size * size
-            item.rgb = np.concatenate([rows[RGB_FACE_ORDER.index(f) * per_face:][:per_face] for f in FACES])
+            item.rgb = np.concatenate([rows[RGB_FACE_ORDER.index(f) * per_face :][:per_face] for f in FACES])
         else:
             item.photos = {}
             for face in FACES:
@@ -85,32 +86,40 @@ def load_devset(path: Path) -> list[DevItem]:
 @dataclass
 class Outcome:
     """A scan judged against the truth (see the module docstring for the verdicts)."""
+
     verdict: str
     min_confidence: float | None = None
-    differ: list[str] = field(default_factory=list)        # stickers whose reading is not the truth
+    differ: list[str] = field(default_factory=list)  # stickers whose reading is not the truth
     confident_differ: list[str] = field(default_factory=list)
     message: str = ""
-    named: tuple[str, ...] = ()                              # stickers a ScanError names
-    names_suspect: bool | None = None                        # a refusal/flag points at the perturbed part
+    named: tuple[str, ...] = ()  # stickers a ScanError names
+    names_suspect: bool | None = None  # a refusal/flag points at the perturbed part
     state: str | None = None
     seconds: float = 0.0
 
     def row(self) -> dict:
-        return {"verdict": self.verdict,
-                "min_confidence": None if self.min_confidence is None else round(self.min_confidence, 4),
-                "differ": self.differ, "confident_differ": self.confident_differ,
-                "message": self.message[:120]}
+        return {
+            "verdict": self.verdict,
+            "min_confidence": None if self.min_confidence is None else round(self.min_confidence, 4),
+            "differ": self.differ,
+            "confident_differ": self.confident_differ,
+            "message": self.message[:120],
+        }
 
 
 def _mentions(message: str, named: tuple[str, ...], doubtful: list[str], suspect: tuple[str, ...]) -> bool:
     """Whether a refusal or a flag points at the suspect stickers (names one, or says ``face X`` of their face)."""
     faces = {s[0] for s in suspect}
-    return bool(set(named) & set(suspect)) or bool(set(doubtful) & set(suspect)) \
+    return (
+        bool(set(named) & set(suspect))
+        or bool(set(doubtful) & set(suspect))
         or any(f"face {f}" in message for f in faces)
+    )
 
 
-def judge(call: Callable[[], object], truth: str, suspect: tuple[str, ...] = (),
-          confident: float = CONFIDENT) -> Outcome:
+def judge(
+    call: Callable[[], object], truth: str, suspect: tuple[str, ...] = (), confident: float = CONFIDENT
+) -> Outcome:
     """Run one scan (``call`` returns a Classification or raises ScanError) and judge it against ``truth``.
 
     ``suspect``: sticker names the case perturbed (a turned face's stickers,
@@ -124,21 +133,35 @@ def judge(call: Callable[[], object], truth: str, suspect: tuple[str, ...] = (),
     except ScanError as error:
         message = str(error)
         named = tuple(error.stickers)
-        return Outcome("refused", message=message, named=named, seconds=time.perf_counter() - start,
-                       names_suspect=_mentions(message, named, [], suspect) if suspect else None)
+        return Outcome(
+            "refused",
+            message=message,
+            named=named,
+            seconds=time.perf_counter() - start,
+            names_suspect=_mentions(message, named, [], suspect) if suspect else None,
+        )
     seconds = time.perf_counter() - start
     confidence = np.asarray(result.confidence, dtype=np.float64)
     doubtful = [sticker_name(i, n) for i in np.flatnonzero(confidence < confident)]
-    differ = [i for i, (a, b) in enumerate(zip(result.state, truth)) if a != b] if len(result.state) == len(truth) \
+    differ = (
+        [i for i, (a, b) in enumerate(zip(result.state, truth)) if a != b]
+        if len(result.state) == len(truth)
         else list(range(len(truth)))
+    )
     confident_differ = [sticker_name(i, n) for i in differ if i < len(confidence) and confidence[i] >= confident]
     if not differ:
         verdict = "right" if not doubtful else "right-flagged"
     else:
         verdict = "wrong" if confident_differ else "wrong-flagged"
-    return Outcome(verdict, float(confidence.min()), [sticker_name(i, n) for i in differ], confident_differ,
-                   state=result.state, seconds=seconds,
-                   names_suspect=_mentions("", (), doubtful, suspect) if suspect and doubtful else None)
+    return Outcome(
+        verdict,
+        float(confidence.min()),
+        [sticker_name(i, n) for i in differ],
+        confident_differ,
+        state=result.state,
+        seconds=seconds,
+        names_suspect=_mentions("", (), doubtful, suspect) if suspect and doubtful else None,
+    )
 
 
 def tally(outcomes: list[Outcome]) -> dict:

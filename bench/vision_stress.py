@@ -75,7 +75,7 @@ from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
 KELVINS = (2500, 3500, 4500, 5500, 6500, 7500)
 REFERENCE_KELVIN = 5500
-RELIGHTS = {                    # name: (linear gain R, G, B; gamma on the encoded values)
+RELIGHTS = {  # name: (linear gain R, G, B; gamma on the encoded values)
     "warm": ((1.0, 0.72, 0.42), 1.0),
     "cool": ((0.68, 0.9, 1.18), 1.0),
     "dark": ((0.3, 0.3, 0.3), 1.15),
@@ -83,14 +83,15 @@ RELIGHTS = {                    # name: (linear gain R, G, B; gamma on the encod
 }
 BLURS = (1.0, 2.5, 5.0)
 JPEGS = (10, 20, 40)
-SKIN = (224, 172, 140)          # sRGB
+SKIN = (224, 172, 140)  # sRGB
 DARK = (40, 34, 30)
-STICKER_SHARE = 0.86            # a sticker's side as a share of its cell (the renderer's, near a real cube's)
+STICKER_SHARE = 0.86  # a sticker's side as a share of its cell (the renderer's, near a real cube's)
 QUICK = {"turned": 3, "swapped": 2, "relit": 3, "occluded": 2}
 QUICK_VALUES = {"white-balance": (2500, 7500), "blur": (5.0,), "jpeg": (10,)}
 
 
 # ---------------------------------------------------------------- colour
+
 
 def _planck_xyz(kelvin: float) -> np.ndarray:
     """CIE XYZ of a black body (Planck's law, 360-830 nm in 1 nm steps).
@@ -109,21 +110,27 @@ def _planck_xyz(kelvin: float) -> np.ndarray:
     x = 1.056 * lobe(599.8, 37.9, 31.0) + 0.362 * lobe(442.0, 16.0, 26.7) - 0.065 * lobe(501.1, 20.4, 26.2)
     y = 0.821 * lobe(568.8, 46.9, 40.5) + 0.286 * lobe(530.9, 16.3, 31.1)
     z = 1.217 * lobe(437.0, 11.8, 36.0) + 0.681 * lobe(459.0, 26.0, 13.8)
-    radiance = lam ** -5.0 / np.expm1(1.4388e7 / (lam * kelvin))     # c2 = hc/k = 1.4388e-2 m K, in nm K
+    radiance = lam**-5.0 / np.expm1(1.4388e7 / (lam * kelvin))  # c2 = hc/k = 1.4388e-2 m K, in nm K
     return np.array([(radiance * x).sum(), (radiance * y).sum(), (radiance * z).sum()])
 
 
-XYZ_TO_LINEAR_SRGB = np.array([[3.2406, -1.5372, -0.4986],      # IEC 61966-2-1 (sRGB), D65
-                               [-0.9689, 1.8758, 0.0415],
-                               [0.0557, -0.2040, 1.0570]])
+XYZ_TO_LINEAR_SRGB = np.array(
+    [
+        [3.2406, -1.5372, -0.4986],  # IEC 61966-2-1 (sRGB), D65
+        [-0.9689, 1.8758, 0.0415],
+        [0.0557, -0.2040, 1.0570],
+    ]
+)
 
 
 def kelvin_gains(kelvin: float, reference: float = REFERENCE_KELVIN) -> np.ndarray:
     """Von Kries gains (linear R, G, B) of a black-body light of ``kelvin`` seen by a camera balanced for
     ``reference``: the illuminant's linear sRGB over the reference's, each at equal luminance (Y)."""
+
     def white(t: float) -> np.ndarray:
         xyz = _planck_xyz(t)
         return XYZ_TO_LINEAR_SRGB @ (xyz / xyz[1])
+
     return white(kelvin) / white(reference)
 
 
@@ -137,19 +144,21 @@ def recolour_image(image: np.ndarray, gain, gamma: float = 1.0) -> np.ndarray:
     """``recolour`` for a BGR uint8 image, through one 256-entry table per channel."""
     table = np.round(recolour(np.repeat(np.arange(256.0)[:, None], 3, axis=1), gain, gamma)).astype(np.uint8)
     out = np.empty_like(image)
-    for c in range(3):                       # BGR channel c is RGB channel 2 - c
+    for c in range(3):  # BGR channel c is RGB channel 2 - c
         out[:, :, c] = table[:, 2 - c][image[:, :, c]]
     return out
 
 
 # ---------------------------------------------------------------- perturbations
 
+
 def _scale(image: np.ndarray) -> float:
     return min(image.shape[:2]) / 480.0
 
 
-def occlude(image: np.ndarray, corners: np.ndarray, n: int, cell: int, colour, coverage: float,
-            rng: np.random.Generator) -> np.ndarray:
+def occlude(
+    image: np.ndarray, corners: np.ndarray, n: int, cell: int, colour, coverage: float, rng: np.random.Generator
+) -> np.ndarray:
     """A soft elliptic blob of ``colour`` (sRGB) over ``coverage`` of sticker ``cell``'s area (reading order)."""
     square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     to_image = cv2.getPerspectiveTransform(square, np.asarray(corners, np.float32))
@@ -177,11 +186,11 @@ def face_stickers(face: str, n: int) -> tuple[str, ...]:
 @dataclass
 class Source:
     name: str
-    kind: str                      # devset-photos | devset-rgb | render
+    kind: str  # devset-photos | devset-rgb | render
     size: int
     truth: str
     photos: dict | None = None
-    corners: dict = field(default_factory=dict)     # face -> true or clean-detected corners (photos only)
+    corners: dict = field(default_factory=dict)  # face -> true or clean-detected corners (photos only)
     rgb: np.ndarray | None = None
 
 
@@ -196,12 +205,15 @@ def plan_cases(source: Source, rng: np.random.Generator, quick: bool) -> list[Ca
     """Every case of a source (a seeded subset with ``quick``)."""
     n = source.size
     kinds: dict[str, list[Case]] = {"none": [Case("none", {})]}
-    kinds["turned"] = [Case("turned", {"face": f, "quarter_turns_ccw": k}, face_stickers(f, n))
-                       for f in FACES for k in (1, 2, 3)]
-    kinds["swapped"] = [Case("swapped", {"faces": a + b}, face_stickers(a, n) + face_stickers(b, n))
-                        for a, b in combinations(FACES, 2)]
-    kinds["relit"] = [Case("relit", {"face": f, "light": name}, face_stickers(f, n))
-                      for f in FACES for name in RELIGHTS]
+    kinds["turned"] = [
+        Case("turned", {"face": f, "quarter_turns_ccw": k}, face_stickers(f, n)) for f in FACES for k in (1, 2, 3)
+    ]
+    kinds["swapped"] = [
+        Case("swapped", {"faces": a + b}, face_stickers(a, n) + face_stickers(b, n)) for a, b in combinations(FACES, 2)
+    ]
+    kinds["relit"] = [
+        Case("relit", {"face": f, "light": name}, face_stickers(f, n)) for f in FACES for name in RELIGHTS
+    ]
     kinds["white-balance"] = [Case("white-balance", {"kelvin": k}) for k in KELVINS]
     if source.photos is not None:
         kinds["blur"] = [Case("blur", {"sigma_px_at_480": s}) for s in BLURS]
@@ -209,10 +221,18 @@ def plan_cases(source: Source, rng: np.random.Generator, quick: bool) -> list[Ca
         kinds["occluded"] = []
         for k, face in enumerate(FACES):
             cell = int(rng.integers(n * n))
-            kinds["occluded"].append(Case("occluded", {
-                "face": face, "sticker": sticker_name(FACES.index(face) * n * n + cell, n),
-                "blob": ("skin", "dark")[k % 2], "coverage": round(float(rng.uniform(0.3, 0.6)), 2)},
-                (sticker_name(FACES.index(face) * n * n + cell, n),)))
+            kinds["occluded"].append(
+                Case(
+                    "occluded",
+                    {
+                        "face": face,
+                        "sticker": sticker_name(FACES.index(face) * n * n + cell, n),
+                        "blob": ("skin", "dark")[k % 2],
+                        "coverage": round(float(rng.uniform(0.3, 0.6)), 2),
+                    },
+                    (sticker_name(FACES.index(face) * n * n + cell, n),),
+                )
+            )
     if quick:
         for kind, cases in kinds.items():
             if kind in QUICK:
@@ -240,15 +260,24 @@ def perturb_photos(source: Source, case: Case, rng: np.random.Generator) -> dict
     elif case.kind == "blur":
         photos = {f: cv2.GaussianBlur(img, (0, 0), p["sigma_px_at_480"] * _scale(img)) for f, img in photos.items()}
     elif case.kind == "jpeg":
-        photos = {f: cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, p["quality"]])[1],
-                                  cv2.IMREAD_COLOR) for f, img in photos.items()}
+        photos = {
+            f: cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, p["quality"]])[1], cv2.IMREAD_COLOR)
+            for f, img in photos.items()
+        }
     elif case.kind == "occluded":
         face = p["face"]
         if source.corners.get(face) is None:
             return None
         cell = int(p["sticker"][1:]) - 1
-        photos[face] = occlude(photos[face], source.corners[face], source.size, cell,
-                               SKIN if p["blob"] == "skin" else DARK, p["coverage"], rng)
+        photos[face] = occlude(
+            photos[face],
+            source.corners[face],
+            source.size,
+            cell,
+            SKIN if p["blob"] == "skin" else DARK,
+            p["coverage"],
+            rng,
+        )
     return photos
 
 
@@ -262,8 +291,9 @@ def move_stickers(values: np.ndarray, n: int, case: Case) -> np.ndarray:
     block = lambda f: _block(f, n)  # noqa: E731
     if case.kind == "turned":
         face = values[block(p["face"])]
-        out[block(p["face"])] = np.rot90(face.reshape(n, n, *face.shape[1:]),
-                                         p["quarter_turns_ccw"]).reshape(face.shape)
+        out[block(p["face"])] = np.rot90(face.reshape(n, n, *face.shape[1:]), p["quarter_turns_ccw"]).reshape(
+            face.shape
+        )
     elif case.kind == "swapped":
         a, b = p["faces"]
         out[block(a)], out[block(b)] = values[block(b)], values[block(a)]
@@ -295,6 +325,7 @@ def perturb_rgb(source: Source, case: Case) -> np.ndarray:
 
 # ---------------------------------------------------------------- sources
 
+
 def dev_sources(path: Path) -> tuple[list[Source], str | None]:
     try:
         items = load_devset(path)
@@ -323,9 +354,13 @@ def render_sources(count: int, seed: int) -> list[Source]:
         state = random_face_states(size, 1, rng)[0]
         photos, corners = {}, {}
         for face in FACES:
-            pose = {"rotation_deg": float(rng.uniform(-20, 20)), "fill": float(rng.uniform(0.45, 0.9)),
-                    "tilt_deg": float(rng.uniform(0, 15)), "tilt_towards_deg": float(rng.uniform(0, 360)),
-                    "offset": tuple(float(v) for v in rng.uniform(-0.7, 0.7, 2))}
+            pose = {
+                "rotation_deg": float(rng.uniform(-20, 20)),
+                "fill": float(rng.uniform(0.45, 0.9)),
+                "tilt_deg": float(rng.uniform(0, 15)),
+                "tilt_towards_deg": float(rng.uniform(0, 360)),
+                "offset": tuple(float(v) for v in rng.uniform(-0.7, 0.7, 2)),
+            }
             photos[face] = render_face_photo(state, face, light=light, rng=rng, **pose)
             corners[face] = face_photo_corners(size, face, **pose)
         sources.append(Source(f"render-{k:02d}-{size}x{size}-{light}", "render", size, state, photos, corners))
@@ -334,14 +369,19 @@ def render_sources(count: int, seed: int) -> list[Source]:
 
 # ---------------------------------------------------------------- run
 
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a seeded subset of each kind, 2 renders (~1 min)")
     parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET, help="the real dev set's folder")
     parser.add_argument("--renders", type=int, default=None, help="rendered cubes (default 16; --quick 2)")
     parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--confident", type=float, default=CONFIDENT,
-                        help=f"confidence a sticker needs to count as sure (default {CONFIDENT})")
+    parser.add_argument(
+        "--confident",
+        type=float,
+        default=CONFIDENT,
+        help=f"confidence a sticker needs to count as sure (default {CONFIDENT})",
+    )
     parser.add_argument("--verbose", action="store_true", help="one line per case that is not right, on stderr")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -355,8 +395,14 @@ def main() -> None:
             if source.photos is not None:
                 photos = perturb_photos(source, case, rng)
                 if photos is None:
-                    skipped.append({"source": source.name, "kind": case.kind, "params": case.params,
-                                    "reason": "no grid found on the clean photo to place the blob"})
+                    skipped.append(
+                        {
+                            "source": source.name,
+                            "kind": case.kind,
+                            "params": case.params,
+                            "reason": "no grid found on the clean photo to place the blob",
+                        }
+                    )
                     continue
                 call = lambda photos=photos: scan_photos(photos)  # noqa: E731
             else:
@@ -365,15 +411,19 @@ def main() -> None:
             outcome = judge(call, source.truth, case.suspect, args.confident)
             rows.append((source, case, outcome))
             if args.verbose and outcome.verdict != "right":
-                print(f"{outcome.verdict:13s} {source.name} {case.kind} {case.params}: "
-                      f"{outcome.message[:100] or ' '.join(outcome.differ)}", file=sys.stderr)
+                print(
+                    f"{outcome.verdict:13s} {source.name} {case.kind} {case.params}: "
+                    f"{outcome.message[:100] or ' '.join(outcome.differ)}",
+                    file=sys.stderr,
+                )
     print(json.dumps(report(rows, skipped, sources, args, renders, devset_note, started)))
 
 
 def _counts(rows) -> dict:
     counts = tally([o for _, _, o in rows])
-    counts["named_suspect"] = sum(bool(o.names_suspect) for _, _, o in rows
-                                  if o.verdict in ("refused", "right-flagged", "wrong-flagged"))
+    counts["named_suspect"] = sum(
+        bool(o.names_suspect) for _, _, o in rows if o.verdict in ("refused", "right-flagged", "wrong-flagged")
+    )
     counts["scan_s"] = round(sum(o.seconds for _, _, o in rows), 1)
     return counts
 
@@ -387,38 +437,65 @@ def report(rows, skipped, sources, args, renders, devset_note, started) -> dict:
             continue
         relabelled = c.kind in ("turned", "swapped")
         shown = shown_cube(s.truth, s.size, c) if relabelled else None
-        wrong.append({"source": s.name, "kind": c.kind, "params": c.params,
-                      "confident_differ": o.confident_differ if len(o.confident_differ) <= 12
-                      else o.confident_differ[:12] + [f"... {len(o.confident_differ)} in all"],
-                      "min_confidence": round(o.min_confidence, 4),
-                      "shown_is_a_legal_cube": (shown is not None) if relabelled else None,
-                      "returned_what_was_shown": (o.state == shown) if relabelled else None})
+        wrong.append(
+            {
+                "source": s.name,
+                "kind": c.kind,
+                "params": c.params,
+                "confident_differ": o.confident_differ
+                if len(o.confident_differ) <= 12
+                else o.confident_differ[:12] + [f"... {len(o.confident_differ)} in all"],
+                "min_confidence": round(o.min_confidence, 4),
+                "shown_is_a_legal_cube": (shown is not None) if relabelled else None,
+                "returned_what_was_shown": (o.state == shown) if relabelled else None,
+            }
+        )
     turned = [(o, c) for _, c, o in rows if c.kind == "turned"]
     return {
-        "quick": args.quick, "seed": args.seed, "confident": args.confident, "devset": str(args.devset),
+        "quick": args.quick,
+        "seed": args.seed,
+        "confident": args.confident,
+        "devset": str(args.devset),
         "devset_note": devset_note,
         "sources": {k: sum(s.kind == k for s in sources) for k in source_kinds},
         "verdicts": list(VERDICTS),
         "totals": _counts(rows),
         "per_kind": {k: _counts([r for r in rows if r[1].kind == k]) for k in kinds},
-        "per_source_kind": {sk: {k: _counts([r for r in rows if r[0].kind == sk and r[1].kind == k])
-                                 for k in kinds if any(r[0].kind == sk and r[1].kind == k for r in rows)}
-                            for sk in source_kinds},
+        "per_source_kind": {
+            sk: {
+                k: _counts([r for r in rows if r[0].kind == sk and r[1].kind == k])
+                for k in kinds
+                if any(r[0].kind == sk and r[1].kind == k for r in rows)
+            }
+            for sk in source_kinds
+        },
         "per_source": {s.name: _counts([r for r in rows if r[0] is s]) for s in sources},
-        "scan_ms_median": {sk: round(1e3 * float(np.median([o.seconds for s, _, o in rows if s.kind == sk])), 1)
-                           for sk in source_kinds if any(s.kind == sk for s, _, _ in rows)},
-        "turned_faces": {"cases": len(turned),
-                         "turned_back": sum(o.verdict in ("right", "right-flagged") for o, _ in turned),
-                         "refused": sum(o.verdict == "refused" for o, _ in turned),
-                         "refused_naming_face": sum(o.verdict == "refused" and bool(o.names_suspect)
-                                                    for o, _ in turned),
-                         "wrong": sum(o.verdict in ("wrong", "wrong-flagged") for o, _ in turned)},
+        "scan_ms_median": {
+            sk: round(1e3 * float(np.median([o.seconds for s, _, o in rows if s.kind == sk])), 1)
+            for sk in source_kinds
+            if any(s.kind == sk for s, _, _ in rows)
+        },
+        "turned_faces": {
+            "cases": len(turned),
+            "turned_back": sum(o.verdict in ("right", "right-flagged") for o, _ in turned),
+            "refused": sum(o.verdict == "refused" for o, _ in turned),
+            "refused_naming_face": sum(o.verdict == "refused" and bool(o.names_suspect) for o, _ in turned),
+            "wrong": sum(o.verdict in ("wrong", "wrong-flagged") for o, _ in turned),
+        },
         "wrong_confident": len(wrong),
         "wrong_where_shown_is_a_legal_cube": sum(bool(w["shown_is_a_legal_cube"]) for w in wrong),
         "wrong_cases": wrong,
-        "wrong_flagged_cases": [{"source": s.name, "kind": c.kind, "params": c.params, "differ": o.differ[:12],
-                                 "min_confidence": round(o.min_confidence, 4)}
-                                for s, c, o in rows if o.verdict == "wrong-flagged"],
+        "wrong_flagged_cases": [
+            {
+                "source": s.name,
+                "kind": c.kind,
+                "params": c.params,
+                "differ": o.differ[:12],
+                "min_confidence": round(o.min_confidence, 4),
+            }
+            for s, c, o in rows
+            if o.verdict == "wrong-flagged"
+        ],
         "skipped": skipped,
         "target": {"wrong_confident": 0},
         "wall_s": round(time.perf_counter() - started, 1),

@@ -33,12 +33,14 @@ def free_port():
 
 def memory(pid: int) -> dict:
     fields = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status"))
-    return {k: int(fields[k].split()[0]) // 1024 for k in ("VmRSS", "VmHWM")}   # MiB
+    return {k: int(fields[k].split()[0]) // 1024 for k in ("VmRSS", "VmHWM")}  # MiB
 
 
 def put(port, chunked, extra=b""):
-    head = (f"PUT /api/calibration HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-            .encode() + extra)
+    head = (
+        f"PUT /api/calibration HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n".encode()
+        + extra
+    )
     head += b"Transfer-Encoding: chunked\r\n\r\n" if chunked else f"Content-Length: {SIZE}\r\n\r\n".encode()
     piece = b"x" * (1024 * 1024)
     started = time.time()
@@ -51,7 +53,7 @@ def put(port, chunked, extra=b""):
                 sent += len(piece)
             if chunked:
                 s.sendall(b"0\r\n\r\n")
-        except OSError:   # the server answered and closed while we were still sending
+        except OSError:  # the server answered and closed while we were still sending
             pass
         s.settimeout(120)
         reply = b""
@@ -73,8 +75,13 @@ def main() -> None:
     config = os.path.join(work, "robotd.toml")
     with open(config, "w") as f:
         f.write(f'[robotd]\ndata_dir = "{work}/data"\n[web]\nhost = "0.0.0.0"\nport = {port}\napi_key = "{KEY}"\n')
-    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", config, "--sim"], cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "robot", "--config", config, "--sim"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.time() + 120
         while True:
@@ -89,18 +96,30 @@ def main() -> None:
         rows = []
         for chunked, extra in ((False, b"X-Robotd: 1\r\n"), (True, b"X-Robotd: 1\r\n"), (False, b"")):
             with open(f"/proc/{process.pid}/clear_refs", "w") as f:
-                f.write("5")   # reset the peak (VmHWM) to the current RSS
+                f.write("5")  # reset the peak (VmHWM) to the current RSS
             before = memory(process.pid)
             status, sent, seconds = put(port, chunked, extra)
             time.sleep(1)
             after = memory(process.pid)
-            rows.append({"body": "chunked" if chunked else "content-length", "x_robotd": bool(extra),
-                         "reply": status, "sent_mib": sent // 2**20, "seconds": round(seconds, 2),
-                         "rss_before_mib": before["VmRSS"], "peak_after_mib": after["VmHWM"],
-                         "peak_added_mib": after["VmHWM"] - before["VmRSS"]})
+            rows.append(
+                {
+                    "body": "chunked" if chunked else "content-length",
+                    "x_robotd": bool(extra),
+                    "reply": status,
+                    "sent_mib": sent // 2**20,
+                    "seconds": round(seconds, 2),
+                    "rss_before_mib": before["VmRSS"],
+                    "peak_after_mib": after["VmHWM"],
+                    "peak_added_mib": after["VmHWM"] - before["VmRSS"],
+                }
+            )
         worst = max(row["peak_added_mib"] for row in rows)
-        print(json.dumps({"cases": rows, "peak_added_mib_max": worst, "target_mib": TARGET_MIB,
-                          "met": worst <= TARGET_MIB}, indent=2))
+        print(
+            json.dumps(
+                {"cases": rows, "peak_added_mib_max": worst, "target_mib": TARGET_MIB, "met": worst <= TARGET_MIB},
+                indent=2,
+            )
+        )
     finally:
         process.terminate()
         process.wait(10)

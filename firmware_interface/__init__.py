@@ -40,14 +40,35 @@ from .protocol import PROTOCOL_VERSION
 from .timing import LinkTiming
 from .transport import Motion
 
-__all__ = ["AckTimeout", "ConfigError", "DeviceFault", "DeviceReset", "DeviceSilent", "FaultConfig", "FrameFaults",
-           "GrblLink", "HandshakeError", "LinkError", "LinkTiming", "LogLimits", "MaestroLink", "MarlinLink", "Motion",
-           "MotorTiming", "PROTOCOL_VERSION", "PortError", "ProtocolVersionError", "RigLink", "SimulatedFirmware"]
+__all__ = [
+    "AckTimeout",
+    "ConfigError",
+    "DeviceFault",
+    "DeviceReset",
+    "DeviceSilent",
+    "FaultConfig",
+    "FrameFaults",
+    "GrblLink",
+    "HandshakeError",
+    "LinkError",
+    "LinkTiming",
+    "LogLimits",
+    "MaestroLink",
+    "MarlinLink",
+    "Motion",
+    "MotorTiming",
+    "PROTOCOL_VERSION",
+    "PortError",
+    "ProtocolVersionError",
+    "RigLink",
+    "SimulatedFirmware",
+]
 
 
 def __getattr__(name: str):
     # Imported on first use, so that ``python -m firmware_interface.simulator`` runs it only once.
     if name == "SimulatedFirmware":
         from .simulator import SimulatedFirmware
+
         return SimulatedFirmware
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

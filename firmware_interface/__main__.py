@@ -32,8 +32,12 @@ def _decode(paths: list[str], summary: bool) -> int:
         with stream:
             _decode_lines(stream, kinds, summary)
     if summary or kinds:
-        print("\n".join(["", "frames by direction and kind:"]
-                        + [f"  {way:<8} {kind:<10} {n}" for (way, kind), n in sorted(kinds.items())]))
+        print(
+            "\n".join(
+                ["", "frames by direction and kind:"]
+                + [f"  {way:<8} {kind:<10} {n}" for (way, kind), n in sorted(kinds.items())]
+            )
+        )
     return 0
 
 
@@ -61,8 +65,9 @@ def _frame(body: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m firmware_interface",
-                                     description="robotd firmware link tools (protocol v1 and v2)")
+    parser = argparse.ArgumentParser(
+        prog="python -m firmware_interface", description="robotd firmware link tools (protocol v1 and v2)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     decode = sub.add_parser("decode", help="pretty-print captured traffic logs")
     decode.add_argument("logfile", nargs="+", help="log files in order (a rotated trace: oldest first), or - for stdin")

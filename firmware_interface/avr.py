@@ -38,8 +38,9 @@ class FirmwareUnavailable(ConfigError):
 def missing_tools() -> str | None:
     """Why the simulated AVR board cannot run here, or None when it can."""
     if not (FIRMWARE_DIR / "Makefile").is_file():
-        return (f"the firmware sources are not at {FIRMWARE_DIR} (run from a robotd checkout, "
-                "or set ROBOTD_FIRMWARE_DIR)")
+        return (
+            f"the firmware sources are not at {FIRMWARE_DIR} (run from a robotd checkout, or set ROBOTD_FIRMWARE_DIR)"
+        )
     for tool, package in _TOOLS.items():
         if shutil.which(tool) is None:
             return f"{tool} is not installed (Debian: apt-get install {package}; all of it: {_PACKAGES})"
@@ -55,8 +56,10 @@ def build(board: str = "ramps") -> tuple[Path, Path]:
     why = missing_tools()
     if why:
         raise FirmwareUnavailable(f"cannot run the AVR firmware simulation: {why}")
-    for args in (["make", "-s", "-C", str(FIRMWARE_DIR), f"BOARD={board}"],
-                 ["make", "-s", "-C", str(FIRMWARE_DIR / "sim")]):
+    for args in (
+        ["make", "-s", "-C", str(FIRMWARE_DIR), f"BOARD={board}"],
+        ["make", "-s", "-C", str(FIRMWARE_DIR / "sim")],
+    ):
         done = subprocess.run(args, capture_output=True, text=True)
         if done.returncode != 0:
             raise FirmwareUnavailable(f"`{' '.join(args)}` failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -72,16 +75,33 @@ def _steps_option(steps: int | dict) -> str:
 class AvrFirmware:
     """The firmware binary on a simulated ATmega2560 with six stepper drivers and a virtual cube."""
 
-    def __init__(self, *, board: str = "ramps", steps_per_quarter: int | dict = 200, reversed_motors: str = "",
-                 state: str | None = None, size: int = 3, faults: FaultConfig | dict | None = None,
-                 reset_on_open: bool = False, speed: float = 1.0, trace: str | os.PathLike | None = None,
-                 seed: int | None = None):
+    def __init__(
+        self,
+        *,
+        board: str = "ramps",
+        steps_per_quarter: int | dict = 200,
+        reversed_motors: str = "",
+        state: str | None = None,
+        size: int = 3,
+        faults: FaultConfig | dict | None = None,
+        reset_on_open: bool = False,
+        speed: float = 1.0,
+        trace: str | os.PathLike | None = None,
+        seed: int | None = None,
+    ):
         self.board, self.steps_per_quarter, self.reversed_motors = board, steps_per_quarter, reversed_motors
         self.faults = FaultConfig.from_config(faults)
-        if self.faults.stall or self.faults.limit or self.faults.reset_after is not None \
-                or self.faults.silent_after is not None or self.faults.close_after is not None:
-            raise ConfigError("the AVR board simulation takes frame faults only (drop, corrupt, duplicate, delay, "
-                              "noise); use reset(), go_silent() or close_port() for the others")
+        if (
+            self.faults.stall
+            or self.faults.limit
+            or self.faults.reset_after is not None
+            or self.faults.silent_after is not None
+            or self.faults.close_after is not None
+        ):
+            raise ConfigError(
+                "the AVR board simulation takes frame faults only (drop, corrupt, duplicate, delay, "
+                "noise); use reset(), go_silent() or close_port() for the others"
+            )
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
         self.reset_on_open, self.speed, self.trace = reset_on_open, speed, trace
         self._cube = VirtualCube(state, size)
@@ -102,8 +122,15 @@ class AvrFirmware:
 
     def start(self) -> str:
         elf, harness = build(self.board)
-        args = [str(harness), "--board", self.board, "--steps", _steps_option(self.steps_per_quarter),
-                "--speed", str(self.speed)]
+        args = [
+            str(harness),
+            "--board",
+            self.board,
+            "--steps",
+            _steps_option(self.steps_per_quarter),
+            "--speed",
+            str(self.speed),
+        ]
         if self.reversed_motors:
             args += ["--reversed", self.reversed_motors]
         if self.trace is not None:
@@ -111,8 +138,14 @@ class AvrFirmware:
         framed = self.faults.to_device.any() or self.faults.to_host.any()
         if self.reset_on_open and not framed:
             args.append("--reset-on-open")
-        self._proc = subprocess.Popen([*args, str(elf)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self._proc = subprocess.Popen(
+            [*args, str(elf)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
         first = (self._proc.stdout.readline() if self._proc.stdout else "").split()
         if first[:1] != ["PTY"]:
             self.stop()
@@ -144,7 +177,7 @@ class AvrFirmware:
         self.stop()
 
     def _command(self, text: str) -> None:
-        if self._proc is None or self._proc.stdin is None:     # not started, or stopped
+        if self._proc is None or self._proc.stdin is None:  # not started, or stopped
             return
         try:
             self._proc.stdin.write(text + "\n")
@@ -175,8 +208,11 @@ class AvrFirmware:
         elif kind == "RESET":
             self._resets += 1
         elif kind == "SYNC":
-            self._sync = {"cycle": int(fields[0]), "wall_s": float(fields[1]),
-                          **{k: int(v) for k, v in (f.split("=") for f in fields[2:])}}
+            self._sync = {
+                "cycle": int(fields[0]),
+                "wall_s": float(fields[1]),
+                **{k: int(v) for k, v in (f.split("=") for f in fields[2:])},
+            }
         elif kind == "STATS":
             self._stats = " ".join(fields)
 
@@ -234,7 +270,16 @@ class AvrFirmware:
         positions = self.sync()
         with self._lock:
             counts = self._line.counts() if self._line is not None else {}
-            return {"path": self.path, "board": self.board, "rig": "six-axis", "cube": self._cube.facelets,
-                    "turns": len(self._turns), "resets": self._resets, "enabled": sorted(self._enabled),
-                    "positions": {f: positions[f] for f in "URFDLB"}, "cycle": positions["cycle"],
-                    "sim_wall_s": positions["wall_s"], **counts}
+            return {
+                "path": self.path,
+                "board": self.board,
+                "rig": "six-axis",
+                "cube": self._cube.facelets,
+                "turns": len(self._turns),
+                "resets": self._resets,
+                "enabled": sorted(self._enabled),
+                "positions": {f: positions[f] for f in "URFDLB"},
+                "cycle": positions["cycle"],
+                "sim_wall_s": positions["wall_s"],
+                **counts,
+            }

@@ -20,7 +20,7 @@ from .errors import ConfigError
 from .steps import JOG_STEPS, MOTOR_ACCEL, MOTOR_STEPS, QUARTER_TURNS, SPEED_MS, Rig, Step
 from .transport import Motion
 
-_SIGNED = {1: 1, 2: 2, 3: -1}     # solver move turns (clockwise quarter turns) → signed quarter turns
+_SIGNED = {1: 1, 2: 2, 3: -1}  # solver move turns (clockwise quarter turns) → signed quarter turns
 
 
 def _integer(value) -> bool:
@@ -61,18 +61,23 @@ class RigCommands:
 
     def turn_pair(self, face: str, quarter_turns: int, other_face: str, other_quarter_turns: int) -> Motion:
         """Turn two opposite faces at once (e.g. U and D)."""
+
         def make(mid: int) -> Step:
             a, b = self._turn(face, quarter_turns), self._turn(other_face, other_quarter_turns)
             if self._rig is not None and not self._rig.opposite(a[0], b[0]):
-                raise ConfigError(f"{a[0]} and {b[0]} are not opposite faces: they cannot turn together",
-                                  port=self.port)
+                raise ConfigError(
+                    f"{a[0]} and {b[0]} are not opposite faces: they cannot turn together", port=self.port
+                )
             return Step("PAIR", mid, (a, b))
+
         return self._submit(make)
 
     def _turn_step(self, item) -> Callable[[int], Step]:
         """A plan entry, ``(motor, q)`` or ``((motor, q), (motor, q))``, checked now → its step maker."""
+
         def bad() -> ConfigError:
             return ConfigError(f"plan entry {item!r}: give (motor, quarter turns) or a pair of them", port=self.port)
+
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise bad()
         if isinstance(item[0], str):
@@ -96,11 +101,13 @@ class RigCommands:
         turns = list(turns)
         if not turns:
             return []
+
         # checked under the link's lock, every entry before anything is queued
         def maker(item) -> Callable[[int], Step]:
             return lambda mid: self._turn_step(item)(mid)
+
         makers = [maker(item) for item in turns]
-        plannable = all(m.isalpha() for m in self._motors)      # PLAN spells motors with letters only
+        plannable = all(m.isalpha() for m in self._motors)  # PLAN spells motors with letters only
         return self._submit_many(makers, plannable=plannable)
 
     def moves(self, moves: str | Sequence[int]) -> list[Motion]:
@@ -134,44 +141,58 @@ class RigCommands:
         """Time for one quarter turn from then on, in ms (queued: applies after the steps before it)."""
         low, high = SPEED_MS
         if isinstance(quarter_ms, bool) or not isinstance(quarter_ms, int) or not low <= quarter_ms <= high:
-            raise ConfigError(f"quarter-turn time must be {SPEED_MS[0]}..{SPEED_MS[1]} ms, got {quarter_ms!r}",
-                              port=self.port)
+            raise ConfigError(
+                f"quarter-turn time must be {SPEED_MS[0]}..{SPEED_MS[1]} ms, got {quarter_ms!r}", port=self.port
+            )
         return self._submit(lambda mid: Step("SPEED", mid, quarter_ms=quarter_ms))
 
     def _need_v2(self, what: str) -> None:
         version = self._protocol()
         if version and version < 2:
             firmware = (self._info or {}).get("firmware")
-            raise ConfigError(f"{what} needs protocol version 2, but the device (firmware {firmware}) runs a "
-                              f"version-{version} session: update its firmware", port=self.port)
+            raise ConfigError(
+                f"{what} needs protocol version 2, but the device (firmware {firmware}) runs a "
+                f"version-{version} session: update its firmware",
+                port=self.port,
+            )
 
     def setup_motor(self, motor: str, steps: int, rate: int, accel: float, direction: int = 1) -> Motion:
         """MOTOR (version 2): ``steps`` per quarter turn, top ``rate`` steps/s, acceleration ``accel``
         steps/s² (sent in hundreds, rounded up), ``direction`` 1 or -1 (a motor mounted the other way)."""
+
         def make(mid: int) -> Step:
             self._need_v2("MOTOR (setup_motor)")
             name = self._motor(motor)
             low, high = MOTOR_STEPS
             if not _integer(steps) or not low <= steps <= high:
-                raise ConfigError(f"MOTOR {name}: steps per quarter turn must be a whole number {low}..{high}, "
-                                  f"got {steps!r}", port=self.port)
+                raise ConfigError(
+                    f"MOTOR {name}: steps per quarter turn must be a whole number {low}..{high}, got {steps!r}",
+                    port=self.port,
+                )
             top = (self._info or {}).get("rate") or 65535
             if not _integer(rate) or not 1 <= rate <= top:
-                raise ConfigError(f"MOTOR {name}: rate must be a whole number of steps/s 1..{top} (the device's "
-                                  f"highest), got {rate!r}", port=self.port)
+                raise ConfigError(
+                    f"MOTOR {name}: rate must be a whole number of steps/s 1..{top} (the device's "
+                    f"highest), got {rate!r}",
+                    port=self.port,
+                )
             lo_a, hi_a = MOTOR_ACCEL
             if isinstance(accel, bool) or not isinstance(accel, (int, float)) or not 0 < accel <= hi_a * 100:
-                raise ConfigError(f"MOTOR {name}: accel must be a number of steps/s² above 0 and at most "
-                                  f"{hi_a * 100}, got {accel!r}", port=self.port)
+                raise ConfigError(
+                    f"MOTOR {name}: accel must be a number of steps/s² above 0 and at most {hi_a * 100}, got {accel!r}",
+                    port=self.port,
+                )
             if not _integer(direction) or direction not in (1, -1):
                 raise ConfigError(f"MOTOR {name}: direction must be 1 or -1, got {direction!r}", port=self.port)
             hundreds = max(lo_a, math.ceil(accel / 100))
             return Step("MOTOR", mid, motors=(name,), setup=(steps, rate, hundreds, direction))
+
         return self._submit(make)
 
     def jog(self, steps: Mapping[str, int]) -> Motion:
         """JOG (version 2): move raw steps on one or more motors at once, e.g. ``jog({"U": 25})``;
         the virtual cube of the simulator does not change (no whole face turn)."""
+
         def make(mid: int) -> Step:
             self._need_v2("JOG")
             if not isinstance(steps, Mapping) or not steps:
@@ -180,8 +201,11 @@ class RigCommands:
             for motor, n in steps.items():
                 name = self._motor(motor)
                 if not _integer(n) or n == 0 or abs(n) > JOG_STEPS:
-                    raise ConfigError(f"JOG {name}: steps must be a whole number -{JOG_STEPS}..{JOG_STEPS}, not 0, "
-                                      f"got {n!r}", port=self.port)
+                    raise ConfigError(
+                        f"JOG {name}: steps must be a whole number -{JOG_STEPS}..{JOG_STEPS}, not 0, got {n!r}",
+                        port=self.port,
+                    )
                 moves.append((name, n))
             return Step("JOG", mid, tuple(moves))
+
         return self._submit(make)

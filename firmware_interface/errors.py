@@ -16,8 +16,8 @@ class LinkError(Exception):
         super().__init__(f"{port}: {message}" if port else message)
         self.port = port
         self.log = log or []
-        self.done_through: int | None = None   # last motion id known done when the link failed
-        self.log_path: str | None = None       # where the link saved its fault log, if it did
+        self.done_through: int | None = None  # last motion id known done when the link failed
+        self.log_path: str | None = None  # where the link saved its fault log, if it did
 
 
 class ConfigError(LinkError):

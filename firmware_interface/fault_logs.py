@@ -39,14 +39,17 @@ class FaultLogs:
         """The dumps in the folder, oldest first."""
         if not self.folder.is_dir():
             return []
-        found = [(match.group(1), int(match.group(2) or 0), path) for path in self.folder.iterdir()
-                 if (match := NAME.match(path.name))]
+        found = [
+            (match.group(1), int(match.group(2) or 0), path)
+            for path in self.folder.iterdir()
+            if (match := NAME.match(path.name))
+        ]
         return [path for *_, path in sorted(found)]
 
     def prune(self) -> None:
         """Delete all but the newest ``keep`` dumps."""
         files = self.files()
-        for old in files[:max(0, len(files) - self.keep)]:
+        for old in files[: max(0, len(files) - self.keep)]:
             try:
                 old.unlink()
             except FileNotFoundError:

@@ -24,6 +24,7 @@ _RATES = ("drop", "corrupt", "duplicate", "delay", "noise")
 @dataclass
 class FrameFaults:
     """Probability per frame of each fault in one direction, and how long a delay lasts."""
+
     drop: float = 0.0
     corrupt: float = 0.0
     duplicate: float = 0.0
@@ -49,13 +50,14 @@ _DEVICE_KEYS = ("stall", "limit", "reset_after", "silent_after", "close_after", 
 @dataclass
 class FaultConfig:
     """Everything the simulator can do wrong. Counts are finished steps since the simulator started."""
+
     to_device: FrameFaults = field(default_factory=FrameFaults)
     to_host: FrameFaults = field(default_factory=FrameFaults)
-    stall: tuple[str, ...] = ()          # motors that stall part-way through their next move
-    limit: tuple[str, ...] = ()          # motors whose home switch is never found (HOME fails: LIMIT)
-    reset_after: int | None = None       # reboot after this many finished steps
-    silent_after: int | None = None      # stop answering after this many
-    close_after: int | None = None       # close the port (an unplugged cable) after this many
+    stall: tuple[str, ...] = ()  # motors that stall part-way through their next move
+    limit: tuple[str, ...] = ()  # motors whose home switch is never found (HOME fails: LIMIT)
+    reset_after: int | None = None  # reboot after this many finished steps
+    silent_after: int | None = None  # stop answering after this many
+    close_after: int | None = None  # close the port (an unplugged cable) after this many
     seed: int | None = None
 
     @classmethod
@@ -101,8 +103,11 @@ class DeviceTriggers:
 
     def due(self, finished: int) -> list[str]:
         """The faults (``reset``, ``silent``, ``close``) to fire now that ``finished`` steps are done."""
-        names = [name for name, limit in self._limits.items()
-                 if limit is not None and finished >= limit and name not in self._fired]
+        names = [
+            name
+            for name, limit in self._limits.items()
+            if limit is not None and finished >= limit and name not in self._fired
+        ]
         self._fired.update(names)
         return names
 

@@ -26,8 +26,9 @@ _MAX_LINE_BUFFER = 4096
 class FaultyLine:
     """Host pty <-> fault channels <-> the device's pty. ``on_open`` runs when a host opens the port."""
 
-    def __init__(self, device_path: str, faults: FaultConfig, rng: random.Random,
-                 on_open: Callable[[], None] | None = None):
+    def __init__(
+        self, device_path: str, faults: FaultConfig, rng: random.Random, on_open: Callable[[], None] | None = None
+    ):
         self.device_path, self.faults, self.on_open = device_path, faults, on_open
         self.to_device, self.to_host = Channel(faults.to_device, rng), Channel(faults.to_host, rng)
         self.path: str | None = None

@@ -53,7 +53,7 @@ from .protocol import (
 )
 from .steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step, parse_step
 
-DEFAULT_JOG_STEPS = 200     # steps per quarter turn assumed for JOG on a motor never set up
+DEFAULT_JOG_STEPS = 200  # steps per quarter turn assumed for JOG on a motor never set up
 
 
 def profile_seconds(steps: float, rate: float, accel: float) -> float:
@@ -78,6 +78,7 @@ def cruise_rate(quarter_steps: int, rate: float, accel: float, quarter_s: float)
 @dataclass
 class MotorTiming:
     """How long the simulated motors take, in milliseconds (0 = instantly)."""
+
     quarter_ms: float = 80.0
     half_ms: float = 130.0
     home_ms: float = 300.0
@@ -108,7 +109,7 @@ class VirtualCube:
     def set_state(self, state: str) -> None:
         try:
             self.size = check_letters(state)
-            from_facelets(state)            # refuse an impossible cube
+            from_facelets(state)  # refuse an impossible cube
         except InvalidState as err:
             raise ConfigError(f"simulator cube state: {err}") from None
         self._stickers = np.frombuffer(state.encode(), dtype=np.uint8).copy()
@@ -128,7 +129,7 @@ class VirtualCube:
 class _Running:
     step: Step
     ends: float
-    outcome: str | None = None        # a fault code when the step will fail
+    outcome: str | None = None  # a fault code when the step will fail
     motor: str | None = None
 
 
@@ -139,20 +140,33 @@ class Firmware:
     ``proto=1``). ``plan`` and ``rate`` are the version-2 HELLO fields (``plan`` never above the
     queue size)."""
 
-    def __init__(self, *, rig: Rig = SIX_AXIS, timing: MotorTiming | None = None, cube: VirtualCube | None = None,
-                 proto: int = PROTOCOL_VERSION, min_proto: int = PROTOCOL_VERSIONS[0], fw: str = "robotd-sim/1.0",
-                 window: int = 8, queue: int = 16, plan: int = DEFAULT_PLAN, rate: int = DEFAULT_RATE,
-                 heartbeat_ms: int = 100, watchdog_ms: int = 1000, rng: random.Random | None = None):
+    def __init__(
+        self,
+        *,
+        rig: Rig = SIX_AXIS,
+        timing: MotorTiming | None = None,
+        cube: VirtualCube | None = None,
+        proto: int = PROTOCOL_VERSION,
+        min_proto: int = PROTOCOL_VERSIONS[0],
+        fw: str = "robotd-sim/1.0",
+        window: int = 8,
+        queue: int = 16,
+        plan: int = DEFAULT_PLAN,
+        rate: int = DEFAULT_RATE,
+        heartbeat_ms: int = 100,
+        watchdog_ms: int = 1000,
+        rng: random.Random | None = None,
+    ):
         self.rig, self.timing = rig, timing or MotorTiming()
         self.cube = cube or VirtualCube()
         self.proto, self.min_proto, self.fw, self.window, self.queue_size = proto, min_proto, fw, window, queue
         self.plan_size, self.max_rate = max(1, min(plan, queue)), rate
         self.heartbeat_ms, self.watchdog_ms = heartbeat_ms, watchdog_ms
         self.rng = rng or random.Random()
-        self.stalled: set[str] = set()       # motors that stall on their next move
-        self.limit: set[str] = set()         # motors whose home switch is never found
-        self.executed: list[Step] = []       # every step finished, in order, over all boots
-        self.estop_times: list[float] = []   # when each ESTOP frame was handled
+        self.stalled: set[str] = set()  # motors that stall on their next move
+        self.limit: set[str] = set()  # motors whose home switch is never found
+        self.executed: list[Step] = []  # every step finished, in order, over all boots
+        self.estop_times: list[float] = []  # when each ESTOP frame was handled
         self.boot_id = ""
         self._out: list[bytes] = []
         self.powered = False
@@ -167,16 +181,16 @@ class Firmware:
         self.powered = True
         self.decoder = Decoder()
         self.session: str | None = None
-        self.session_proto = 0               # version of the open session
+        self.session_proto = 0  # version of the open session
         self.expected = 0
         self.last_reply: bytes = b""
         self.nak_for: int | None = None
         self.queue: deque[Step] = deque()
         self.running: _Running | None = None
         self.done = 0
-        self.fault: tuple[str, int | None, int | None] | None = None   # code, mid, seq
+        self.fault: tuple[str, int | None, int | None] | None = None  # code, mid, seq
         self.enabled: set[str] = set()
-        self.motor_setup: dict[str, tuple[int, int, int, int]] = {}   # MOTOR: steps, rate, accel/100, dir
+        self.motor_setup: dict[str, tuple[int, int, int, int]] = {}  # MOTOR: steps, rate, accel/100, dir
         self.quarter_ms, self.half_ms = self.timing.quarter_ms, self.timing.half_ms
         self.last_host = now
         self.next_heartbeat = now + self.heartbeat_ms / 1000
@@ -210,11 +224,11 @@ class Firmware:
             self._send(Nak(self.expected, code).encode())
 
     def _handle(self, message, now: float) -> None:
-        if isinstance(message, Estop):          # ahead of everything queued
+        if isinstance(message, Estop):  # ahead of everything queued
             self.estop_times.append(now)
             self._send(EstopReply(message.token, self.done).encode())
             self._latch("ESTOP")
-            self.enabled.clear()                 # drivers off: a jammed rig goes limp
+            self.enabled.clear()  # drivers off: a jammed rig goes limp
         elif isinstance(message, StatusQuery):
             self._send(self.report(message.token).encode())
         elif isinstance(message, Hello):
@@ -222,18 +236,29 @@ class Firmware:
         elif isinstance(message, Command):
             self._command(message)
         elif isinstance(message, Ping):
-            pass                                 # any valid frame feeds the watchdog
+            pass  # any valid frame feeds the watchdog
 
     def _hello_reply(self, session: str) -> HelloReply:
         v2 = self.session_proto >= 2
-        return HelloReply(session, self.session_proto, self.fw, self.rig.name, self.rig.motors, self.boot_id,
-                          self.window, self.queue_size, self.heartbeat_ms, self.watchdog_ms,
-                          self.fault[0] if self.fault else NO_FAULT,
-                          self.plan_size if v2 else None, self.max_rate if v2 else None)
+        return HelloReply(
+            session,
+            self.session_proto,
+            self.fw,
+            self.rig.name,
+            self.rig.motors,
+            self.boot_id,
+            self.window,
+            self.queue_size,
+            self.heartbeat_ms,
+            self.watchdog_ms,
+            self.fault[0] if self.fault else NO_FAULT,
+            self.plan_size if v2 else None,
+            self.max_rate if v2 else None,
+        )
 
     def _hello(self, hello: Hello) -> None:
         if not self.min_proto <= hello.proto <= self.proto:
-            self._send(HelloReply(hello.session, self.proto, self.fw).encode())   # no session opened
+            self._send(HelloReply(hello.session, self.proto, self.fw).encode())  # no session opened
             return
         if hello.session != self.session or hello.proto != self.session_proto:
             # a new session; a repeated HELLO just gets the reply again
@@ -251,7 +276,7 @@ class Firmware:
         if ahead > 0:
             self._nak("SEQ")
             return
-        if ahead < 0:                            # a duplicate: say again what was said, do nothing
+        if ahead < 0:  # a duplicate: say again what was said, do nothing
             self._send(self.last_reply)
             return
         reply, fault = self._accept(command)
@@ -267,15 +292,17 @@ class Firmware:
             return Ack(command.seq), None
         if self.fault is not None:
             return Rej(command.seq, "FAULTED", f"{self.fault[0]} latched"), None
-        parsed = parse_step(command.verb, command.args, self.rig, self.session_proto, max_rate=self.max_rate,
-                            max_plan=self.plan_size)
+        parsed = parse_step(
+            command.verb, command.args, self.rig, self.session_proto, max_rate=self.max_rate, max_plan=self.plan_size
+        )
         if isinstance(parsed, tuple):
             return Rej(command.seq, *parsed), parsed[0]
-        steps = parsed if isinstance(parsed, list) else [parsed]     # PLAN: all its turns or none
+        steps = parsed if isinstance(parsed, list) else [parsed]  # PLAN: all its turns or none
         used = len(self.queue) + (self.running is not None)
         if used + len(steps) > self.queue_size:
-            return Rej(command.seq, "QFULL", f"{used} of {self.queue_size} steps queued, {len(steps)} more sent"), \
-                "QFULL"
+            return Rej(
+                command.seq, "QFULL", f"{used} of {self.queue_size} steps queued, {len(steps)} more sent"
+            ), "QFULL"
         self.queue.extend(steps)
         return Ack(command.seq), None
 
@@ -311,8 +338,19 @@ class Firmware:
         rx = seq_add(self.expected, -1) if self.session is not None else 0
         enabled = None if token is None else tuple(m for m in self.rig.motors if m in self.enabled)
         speed = None if token is None else round(self.quarter_ms)
-        return Report(token, self.boot_id, self.state(), rx, self.done,
-                      len(self.queue) + (self.running is not None), code, mid, seq, en=enabled, speed=speed)
+        return Report(
+            token,
+            self.boot_id,
+            self.state(),
+            rx,
+            self.done,
+            len(self.queue) + (self.running is not None),
+            code,
+            mid,
+            seq,
+            en=enabled,
+            speed=speed,
+        )
 
     def tick(self, now: float) -> None:
         """Advance motors, heartbeat and watchdog to ``now``."""
@@ -325,11 +363,11 @@ class Firmware:
         if self.session is not None and now - self.last_host > self.watchdog_ms / 1000:
             if self.running is not None or self.queue:
                 self._latch("HOSTLOST")
-                self.enabled.clear()             # drivers off
+                self.enabled.clear()  # drivers off
         if now >= self.next_heartbeat:
             self._send(self.report().encode())
             self.next_heartbeat += self.heartbeat_ms / 1000
-            if self.next_heartbeat <= now:   # fell behind (a stalled process): do not send a burst
+            if self.next_heartbeat <= now:  # fell behind (a stalled process): do not send a burst
                 self.next_heartbeat = now + self.heartbeat_ms / 1000
 
     def next_deadline(self) -> float:
@@ -345,13 +383,13 @@ class Firmware:
         motors = [m for m, _ in step.turns] or list(step.motors or self.rig.motors)
         if step.verb in ("ENABLE", "DISABLE", "SPEED", "MOTOR"):
             if step.verb == "MOTOR":
-                if step.setup is not None:      # always: parse_step checks a MOTOR step's setup
+                if step.setup is not None:  # always: parse_step checks a MOTOR step's setup
                     self.motor_setup[step.motors[0]] = step.setup
             elif step.verb == "ENABLE":
                 self.enabled.update(motors)
             elif step.verb == "DISABLE":
                 self.enabled.difference_update(motors)
-            elif step.quarter_ms is not None:   # SPEED, whose quarter_ms parse_step checks
+            elif step.quarter_ms is not None:  # SPEED, whose quarter_ms parse_step checks
                 ratio = self.timing.half_ms / self.timing.quarter_ms if self.timing.quarter_ms else 1.6
                 self.quarter_ms, self.half_ms = step.quarter_ms, step.quarter_ms * ratio
             self.running = _Running(step, now)
@@ -365,7 +403,7 @@ class Firmware:
         else:
             ms = max(self.move_ms(step.verb, m, q) for m, q in step.turns)
             bad, code = [m for m in motors if m in self.stalled], "STALL"
-        if bad:   # fails part-way
+        if bad:  # fails part-way
             self.running = _Running(step, now + ms / 2000, code, bad[0])
         else:
             self.running = _Running(step, now + (ms + self.timing.settle_ms) / 1000)
@@ -389,7 +427,7 @@ class Firmware:
         if running.outcome is not None:
             self._latch(running.outcome, mid=step.mid, motor=running.motor)
             return
-        for motor, q in step.turns if step.verb != "JOG" else ():     # a jog moves no whole face
+        for motor, q in step.turns if step.verb != "JOG" else ():  # a jog moves no whole face
             self.cube.turn(motor, q)
         self.done = step.mid
         self.executed.append(step)

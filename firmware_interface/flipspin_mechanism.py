@@ -43,16 +43,28 @@ _SUFFIX = {1: "", 2: "2", 3: "'"}
 class FlipSpinMechanism:
     """A flip/spin rig driven by two servo channels. End-points are pulse widths in µs."""
 
-    def __init__(self, state: str | None = None, *, size: int = 3, spin_channel: int = 0, cover_channel: int = 1,
-                 spin_ccw_us: float = 1000, spin_home_us: float = 1500, spin_cw_us: float = 2000,
-                 cover_open_us: float = 1500, cover_hold_us: float = 1200, cover_flip_us: float = 1900,
-                 tolerance_us: float = 4.0):
+    def __init__(
+        self,
+        state: str | None = None,
+        *,
+        size: int = 3,
+        spin_channel: int = 0,
+        cover_channel: int = 1,
+        spin_ccw_us: float = 1000,
+        spin_home_us: float = 1500,
+        spin_cw_us: float = 2000,
+        cover_open_us: float = 1500,
+        cover_hold_us: float = 1200,
+        cover_flip_us: float = 1900,
+        tolerance_us: float = 4.0,
+    ):
         if spin_channel == cover_channel:
             raise ConfigError(f"the spin and cover servos need their own channels, both are {spin_channel}")
         self.channels = {"spin": spin_channel, "cover": cover_channel}
         self.end_points: dict[str, dict[int | str, float]] = {
             "spin": dict(zip(SPIN_POINTS, (spin_ccw_us, spin_home_us, spin_cw_us))),
-            "cover": dict(zip(COVER_POINTS, (cover_open_us, cover_hold_us, cover_flip_us)))}
+            "cover": dict(zip(COVER_POINTS, (cover_open_us, cover_hold_us, cover_flip_us))),
+        }
         for name, points in self.end_points.items():
             values = sorted(points.values())
             if any(b - a <= 2 * tolerance_us for a, b in zip(values, values[1:])):
@@ -61,11 +73,11 @@ class FlipSpinMechanism:
         self._cube = VirtualCube(state, size)
         self._stickers = np.frombuffer(self._cube.facelets.encode(), dtype=np.uint8).copy()
         self.jammed: str | None = None
-        self.counts = {"flips": 0, "spins": 0, "layer_turns": 0}   # spins, layer turns: in quarter turns
+        self.counts = {"flips": 0, "spins": 0, "layer_turns": 0}  # spins, layer turns: in quarter turns
         self.events: list[str] = []
-        self._horn: dict[str, float | None] = {"spin": None, "cover": None}   # None: not heard of yet
+        self._horn: dict[str, float | None] = {"spin": None, "cover": None}  # None: not heard of yet
         self._powered = {"spin": False, "cover": False}
-        self._last: dict[str, object] = {"spin": None, "cover": None}       # the last end-point reached
+        self._last: dict[str, object] = {"spin": None, "cover": None}  # the last end-point reached
 
     # ------------------------------------------------------------ state
 

@@ -56,7 +56,7 @@ from .protocol import (
 from .tracefile import TraceFile
 
 HEADER = "# robotd serial log 1"
-MAX_ENTRY_BYTES = MAX_LINE         # of one line on the wire (a frame is never longer): bounds dumps and traces
+MAX_ENTRY_BYTES = MAX_LINE  # of one line on the wire (a frame is never longer): bounds dumps and traces
 MAX_NOTE_CHARS = 4 * MAX_ENTRY_BYTES
 MAX_ENTRY_CHARS = 64 + 4 * MAX_ENTRY_BYTES
 DIRECTIONS = {">": "host>dev", "<": "dev>host", "!": "note"}
@@ -120,9 +120,11 @@ def _device_words(m) -> str:
         return f"BOOT      device reset: boot id {m.boot}, firmware {m.fw}, protocol {m.proto}"
     if isinstance(m, HelloReply):
         motors = ",".join(m.motors or ())
-        return (f"HELLO     session {m.session}, protocol {m.proto}, firmware {m.fw}, rig {m.rig} [{motors}], "
-                f"boot {m.boot}, window {m.window}, queue {m.queue}, fault {m.fault}"
-                + (f", plan {m.plan}, rate {m.rate}" if m.plan is not None else ""))
+        return (
+            f"HELLO     session {m.session}, protocol {m.proto}, firmware {m.fw}, rig {m.rig} [{motors}], "
+            f"boot {m.boot}, window {m.window}, queue {m.queue}, fault {m.fault}"
+            + (f", plan {m.plan}, rate {m.rate}" if m.plan is not None else "")
+        )
     if isinstance(m, Ack):
         return f"ACK       received through #{m.seq}"
     if isinstance(m, Nak):
@@ -137,7 +139,7 @@ def _device_words(m) -> str:
     if isinstance(m, Report):
         head = "HB       " if m.token is None else f"STATUS {m.token:<3}"
         fault = "" if m.fault == "NONE" else f", fault {_fault_words(m.fault)}"
-        return (f"{head} {m.state}, boot {m.boot}, received #{m.rx}, done motion {m.done}, {m.q} queued{fault}")
+        return f"{head} {m.state}, boot {m.boot}, received #{m.rx}, done motion {m.done}, {m.q} queued{fault}"
     if isinstance(m, EstopReply):
         return f"ESTOP     stopped ({m.token}); done through motion {m.done}"
     return str(m)
@@ -158,7 +160,7 @@ def describe(direction: str | None, raw: bytes) -> str:
     device = parse_device(item)
     if direction == "<":
         return f"BAD       {device}" if isinstance(device, DecodeError) else _device_words(device)
-    if isinstance(device, DecodeError):     # unknown direction: try both
+    if isinstance(device, DecodeError):  # unknown direction: try both
         host = parse_host(item)
         return f"BAD       {host}" if isinstance(host, DecodeError) else _host_words(host)
     return _device_words(device)
@@ -168,6 +170,7 @@ def describe(direction: str | None, raw: bytes) -> str:
 class LogLimits:
     """What the link may keep on disk: the trace, rotated at ``trace_max_bytes`` with ``trace_backups`` older
     files, and the newest ``fault_logs`` fault dumps (0: none written)."""
+
     trace_max_bytes: int = 10 * 1024 * 1024
     trace_backups: int = 4
     fault_logs: int = 50
@@ -186,8 +189,7 @@ class LogLimits:
 class TrafficLog:
     """The last ``size`` frames each way and the link's notes, plus an optional trace of everything."""
 
-    def __init__(self, size: int = 100, trace_path: str | os.PathLike | None = None,
-                 limits: LogLimits = LogLimits()):
+    def __init__(self, size: int = 100, trace_path: str | os.PathLike | None = None, limits: LogLimits = LogLimits()):
         self._t0 = time.monotonic()
         self._rings: dict[str, deque[str]] = {d: deque(maxlen=size) for d in DIRECTIONS}
         self._trace_path = trace_path

@@ -10,8 +10,8 @@ from __future__ import annotations
 import binascii
 from dataclasses import dataclass
 
-MAX_LINE = 200          # bytes of one frame, terminator included
-SEQ_MOD = 65536         # sequence numbers are 16-bit and wrap
+MAX_LINE = 200  # bytes of one frame, terminator included
+SEQ_MOD = 65536  # sequence numbers are 16-bit and wrap
 
 
 def crc16(data: bytes) -> int:
@@ -26,8 +26,13 @@ def encode_frame(body: str) -> bytes:
     (ValueError), not a decode error.
     """
     data = body.encode("ascii")
-    if (not data or any(b < 0x20 or b > 0x7E or b == 0x2A for b in data) or b"  " in data
-            or data[:1] == b" " or data[-1:] == b" "):
+    if (
+        not data
+        or any(b < 0x20 or b > 0x7E or b == 0x2A for b in data)
+        or b"  " in data
+        or data[:1] == b" "
+        or data[-1:] == b" "
+    ):
         raise ValueError(f"frame body must be printable ASCII without '*' or double spaces: {body!r}")
     frame = data + b"*%04X\n" % crc16(data)
     if len(frame) > MAX_LINE:
@@ -53,6 +58,7 @@ def next_mid(mid: int) -> int:
 @dataclass(frozen=True)
 class Frame:
     """A line whose checksum matched; ``tokens`` are its space-separated words."""
+
     body: str
     raw: bytes
 
@@ -64,6 +70,7 @@ class Frame:
 @dataclass(frozen=True)
 class Text:
     """A ``#`` line: free text from the firmware (debug output), carries no checksum."""
+
     text: str
     raw: bytes
 
@@ -71,6 +78,7 @@ class Text:
 @dataclass(frozen=True)
 class DecodeError:
     """A line (or frame) that could not be understood; ``code`` is an error code (CRC, FRAME, LONG)."""
+
     code: str
     detail: str
     raw: bytes
@@ -120,10 +128,10 @@ class Decoder:
             if end < 0:
                 break
             line = bytes(self._buf[:end])
-            del self._buf[:end + 1]
+            del self._buf[: end + 1]
             if self._overflow:
                 self._overflow = False
-                out.append(DecodeError("LONG", f"line longer than {self.max_line} bytes", line[-self.max_line:]))
+                out.append(DecodeError("LONG", f"line longer than {self.max_line} bytes", line[-self.max_line :]))
                 continue
             if len(line) + 1 > self.max_line:
                 out.append(DecodeError("LONG", f"line of {len(line) + 1} bytes, limit {self.max_line}", line))

@@ -20,18 +20,22 @@ import re
 from dataclasses import dataclass
 
 DEFAULT_AXES = {"U": "X", "R": "Y", "F": "Z", "D": "I", "L": "J", "B": "K"}
-AXIS_LETTERS = "XYZIJKUVW"           # Marlin 2.1: up to nine axes
+AXIS_LETTERS = "XYZIJKUVW"  # Marlin 2.1: up to nine axes
 
 # the Error: texts Marlin follows with Resend + ok: the protocol's own recovery, not a fault
-LINE_ERRORS = ("Line Number is not Last Line Number+1", "checksum mismatch", "No Checksum with line number",
-               "No Line Number with checksum")
+LINE_ERRORS = (
+    "Line Number is not Last Line Number+1",
+    "checksum mismatch",
+    "No Checksum with line number",
+    "No Line Number with checksum",
+)
 HALTED = "Printer halted"
 
 
 def checksum(text: str) -> int:
     """XOR of the bytes of ``text`` (everything before the ``*``)."""
     value = 0
-    for byte in text.encode("latin-1", "replace"):     # a garbled byte still counts (and mismatches)
+    for byte in text.encode("latin-1", "replace"):  # a garbled byte still counts (and mismatches)
         value ^= byte
     return value
 
@@ -54,24 +58,25 @@ def split_numbered(line: str) -> tuple[int | None, str, int | None]:
     given = None
     if star >= 0:
         try:
-            given = int(line[star + 1:])
+            given = int(line[star + 1 :])
         except ValueError:
             given = -1
         line = line[:star]
     match = re.match(r"N(-?\d+)\s*", line)
     if not match:
         return None, line.strip(), given
-    return int(match.group(1)), line[match.end():].strip(), given
+    return int(match.group(1)), line[match.end() :].strip(), given
 
 
 @dataclass(frozen=True)
 class Reply:
     """One line from Marlin. ``kind``: ok, resend, busy, error, start, banner, echo, position, other."""
+
     kind: str
     text: str = ""
-    n: int | None = None               # ok N (ADVANCED_OK), Resend n, or an Error's "Last Line"
-    planner: int | None = None         # ADVANCED_OK P: free planner blocks
-    buffer: int | None = None          # ADVANCED_OK B: free command buffer slots
+    n: int | None = None  # ok N (ADVANCED_OK), Resend n, or an Error's "Last Line"
+    planner: int | None = None  # ADVANCED_OK P: free planner blocks
+    buffer: int | None = None  # ADVANCED_OK B: free command buffer slots
 
     @property
     def line_error(self) -> bool:
@@ -95,7 +100,7 @@ def parse_reply(raw: str) -> Reply:
     line = raw.strip()
     if line == "ok" or line.startswith("ok "):
         fields = dict(_OK_FIELD.findall(line[2:]))
-        get = lambda key: int(fields[key]) if key in fields else None   # noqa: E731
+        get = lambda key: int(fields[key]) if key in fields else None  # noqa: E731
         return Reply("ok", line, get("N"), get("P"), get("B"))
     resend = _RESEND.match(line)
     if resend:

@@ -31,51 +31,114 @@ STATUS_QUERY = b"?"
 FEED_HOLD = b"!"
 CYCLE_START = b"~"
 SOFT_RESET = b"\x18"
-REALTIME = frozenset(b"?!~\x18")       # plus every byte >= 0x80, which grbl drops or acts on
+REALTIME = frozenset(b"?!~\x18")  # plus every byte >= 0x80, which grbl drops or acts on
 
-AXIS_LETTERS = "XYZABCUV"              # grblHAL's axis letters, in report order (3 to 8 axes)
+AXIS_LETTERS = "XYZABCUV"  # grblHAL's axis letters, in report order (3 to 8 axes)
 DEFAULT_AXES = {"U": "X", "R": "Y", "F": "Z", "D": "A", "L": "B", "B": "C"}
 STATES = ("Idle", "Run", "Hold", "Jog", "Alarm", "Door", "Check", "Home", "Sleep", "Tool")
 
 ERRORS = {
-    1: "expected command letter", 2: "bad number format", 3: "invalid '$' statement",
-    4: "negative value where a positive one is needed", 5: "homing is not enabled",
-    6: "step pulse shorter than 2 us", 7: "settings read failed (defaults restored)",
-    8: "'$' command only valid while idle", 9: "G-code locked out during alarm or jog",
-    10: "soft limits need homing enabled", 11: "line too long (not executed)",
-    12: "setting exceeds the maximum step rate", 13: "safety door open", 14: "build info or startup line too long",
-    15: "jog target exceeds machine travel", 16: "invalid jog command", 17: "laser mode needs PWM output",
-    18: "reset asserted", 19: "value must be positive",
-    20: "unsupported or invalid G-code command", 21: "two G-code commands of one modal group",
-    22: "feed rate not set", 23: "command needs an integer value", 24: "two commands that both need axis words",
-    25: "repeated G-code word", 26: "no axis words for a command that needs them", 27: "invalid line number",
-    28: "missing value word", 29: "G59.x coordinate systems not supported", 30: "G53 only with G0 or G1",
-    31: "axis words that no command uses", 32: "arc without an in-plane axis word", 33: "invalid motion target",
-    34: "invalid arc radius", 35: "arc without an in-plane offset", 36: "unused value words",
-    37: "G43.1 offset not on the tool length axis", 38: "invalid tool number", 39: "value out of range",
-    40: "tool change pending", 41: "spindle not running", 42: "plane must be ZX for threading",
-    43: "maximum feed rate exceeded", 44: "spindle speed out of range", 45: "limit switch engaged: only homing",
-    46: "homing required", 47: "current tool not set", 48: "conflicting value words",
-    49: "power-on self test failed", 50: "emergency stop active", 51: "motor fault",
-    52: "setting value out of range", 53: "setting not available", 54: "retract position below drill depth",
-    55: "two auto-squared axes homed together", 56: "coordinate system locked", 57: "unexpected file demarcation",
-    58: "port not available", 60: "SD card mount failed", 61: "file read failed", 62: "cannot open directory",
-    63: "directory not found", 64: "SD card not mounted", 65: "file system not mounted", 66: "file system read-only",
-    70: "Bluetooth start failed", 71: "unknown operation in expression", 72: "division by zero in expression",
-    73: "expression argument out of range", 74: "invalid expression argument", 75: "expression syntax error",
-    76: "expression result not a number", 77: "authentication required", 78: "access denied",
-    79: "not allowed during a critical event", 80: "flow statement outside a macro", 81: "unknown flow statement",
-    82: "flow statement stack overflow", 83: "out of memory in flow statement", 84: "could not open file",
+    1: "expected command letter",
+    2: "bad number format",
+    3: "invalid '$' statement",
+    4: "negative value where a positive one is needed",
+    5: "homing is not enabled",
+    6: "step pulse shorter than 2 us",
+    7: "settings read failed (defaults restored)",
+    8: "'$' command only valid while idle",
+    9: "G-code locked out during alarm or jog",
+    10: "soft limits need homing enabled",
+    11: "line too long (not executed)",
+    12: "setting exceeds the maximum step rate",
+    13: "safety door open",
+    14: "build info or startup line too long",
+    15: "jog target exceeds machine travel",
+    16: "invalid jog command",
+    17: "laser mode needs PWM output",
+    18: "reset asserted",
+    19: "value must be positive",
+    20: "unsupported or invalid G-code command",
+    21: "two G-code commands of one modal group",
+    22: "feed rate not set",
+    23: "command needs an integer value",
+    24: "two commands that both need axis words",
+    25: "repeated G-code word",
+    26: "no axis words for a command that needs them",
+    27: "invalid line number",
+    28: "missing value word",
+    29: "G59.x coordinate systems not supported",
+    30: "G53 only with G0 or G1",
+    31: "axis words that no command uses",
+    32: "arc without an in-plane axis word",
+    33: "invalid motion target",
+    34: "invalid arc radius",
+    35: "arc without an in-plane offset",
+    36: "unused value words",
+    37: "G43.1 offset not on the tool length axis",
+    38: "invalid tool number",
+    39: "value out of range",
+    40: "tool change pending",
+    41: "spindle not running",
+    42: "plane must be ZX for threading",
+    43: "maximum feed rate exceeded",
+    44: "spindle speed out of range",
+    45: "limit switch engaged: only homing",
+    46: "homing required",
+    47: "current tool not set",
+    48: "conflicting value words",
+    49: "power-on self test failed",
+    50: "emergency stop active",
+    51: "motor fault",
+    52: "setting value out of range",
+    53: "setting not available",
+    54: "retract position below drill depth",
+    55: "two auto-squared axes homed together",
+    56: "coordinate system locked",
+    57: "unexpected file demarcation",
+    58: "port not available",
+    60: "SD card mount failed",
+    61: "file read failed",
+    62: "cannot open directory",
+    63: "directory not found",
+    64: "SD card not mounted",
+    65: "file system not mounted",
+    66: "file system read-only",
+    70: "Bluetooth start failed",
+    71: "unknown operation in expression",
+    72: "division by zero in expression",
+    73: "expression argument out of range",
+    74: "invalid expression argument",
+    75: "expression syntax error",
+    76: "expression result not a number",
+    77: "authentication required",
+    78: "access denied",
+    79: "not allowed during a critical event",
+    80: "flow statement outside a macro",
+    81: "unknown flow statement",
+    82: "flow statement stack overflow",
+    83: "out of memory in flow statement",
+    84: "could not open file",
 }
 
 ALARMS = {
-    1: "hard limit triggered", 2: "soft limit: target beyond machine travel", 3: "reset while in motion",
-    4: "probe not in its expected initial state", 5: "probe did not make contact",
-    6: "homing cycle was reset", 7: "safety door opened while homing", 8: "homing pull-off did not clear the switch",
-    9: "homing could not find the limit switch", 10: "emergency stop asserted", 11: "homing required",
-    12: "limit switch engaged", 13: "probe protection triggered", 14: "spindle at-speed timeout",
-    15: "homing could not find the second switch of a squared axis", 16: "power-on self test failed",
-    17: "motor fault", 18: "homing failed (bad configuration)",
+    1: "hard limit triggered",
+    2: "soft limit: target beyond machine travel",
+    3: "reset while in motion",
+    4: "probe not in its expected initial state",
+    5: "probe did not make contact",
+    6: "homing cycle was reset",
+    7: "safety door opened while homing",
+    8: "homing pull-off did not clear the switch",
+    9: "homing could not find the limit switch",
+    10: "emergency stop asserted",
+    11: "homing required",
+    12: "limit switch engaged",
+    13: "probe protection triggered",
+    14: "spindle at-speed timeout",
+    15: "homing could not find the second switch of a squared axis",
+    16: "power-on self test failed",
+    17: "motor fault",
+    18: "homing failed (bad configuration)",
 }
 
 # errors a line garbled on the wire can draw (a changed letter, digit, sign, comment or line end):
@@ -93,14 +156,16 @@ def describe_alarm(code: int | None) -> str:
 
 def axis_letters(count: int) -> str:
     """The letters of a board with ``count`` axes, in the order its reports list them."""
-    return AXIS_LETTERS[:max(0, min(count, len(AXIS_LETTERS)))]
+    return AXIS_LETTERS[: max(0, min(count, len(AXIS_LETTERS)))]
 
 
 # ---------------------------------------------------------------- replies
 
+
 @dataclass(frozen=True)
 class Status:
     """One status report. Positions are tuples in the board's axis order; absent fields are None."""
+
     state: str
     substate: int | None = None
     mpos: tuple[float, ...] | None = None
@@ -126,9 +191,10 @@ class Status:
 @dataclass(frozen=True)
 class Reply:
     """One line from the board. ``kind``: ok, error, alarm, status, banner, message, info, other."""
+
     kind: str
     text: str = ""
-    code: int | None = None            # error:N, ALARM:N
+    code: int | None = None  # error:N, ALARM:N
     status: Status | None = None
 
 
@@ -146,7 +212,7 @@ def parse_reply(raw: str) -> Reply:
         kind = "error" if line.startswith("error") else "alarm"
         return Reply(kind, line, int(match.group(2)) if match else None)
     if "<" in line:
-        status = parse_status(line[line.rfind("<"):])
+        status = parse_status(line[line.rfind("<") :])
         if status is not None:
             return Reply("status", line, status=status)
     banner = _BANNER.search(line)
@@ -192,8 +258,9 @@ def parse_status(text: str) -> Status | None:
     if "MPos" not in values and "WPos" not in values:
         return None
     feed = values.get("FS", values.get("F", (None,)))[0]
-    return Status(state, int(sub) if sub else None, values.get("MPos"), values.get("WPos"), values.get("WCO"),
-                  feed, fields)
+    return Status(
+        state, int(sub) if sub else None, values.get("MPos"), values.get("WPos"), values.get("WCO"), feed, fields
+    )
 
 
 def parse_axes_info(text: str) -> str | None:
@@ -205,6 +272,7 @@ def parse_axes_info(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------- lines robotd sends
+
 
 def path_feed(deltas: list[float], feed: float) -> float:
     """grbl's F is the speed along the path of all moving axes: scale it up so that the longest axis

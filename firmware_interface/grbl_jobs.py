@@ -33,31 +33,32 @@ from .transport import Motion
 
 @dataclass
 class Job:
-    kind: str                                   # move, line, unlock, sync, home, query, mark
+    kind: str  # move, line, unlock, sync, home, query, mark
     motion: Motion | None = None
     future: Future | None = None
-    text: str = ""                              # line and unlock: the line
-    turns: tuple[tuple[str, int], ...] = ()     # move: (axis, quarter turns)
+    text: str = ""  # line and unlock: the line
+    turns: tuple[tuple[str, int], ...] = ()  # move: (axis, quarter turns)
     feed: float = 0.0
-    goal: dict[str, float] = field(default_factory=dict)    # move: every axis's target once done
-    expect_s: float = 0.0                       # move: how long it takes at its feed rate
-    line: str | None = None                     # what was sent last and awaits ok or error
+    goal: dict[str, float] = field(default_factory=dict)  # move: every axis's target once done
+    expect_s: float = 0.0  # move: how long it takes at its feed rate
+    line: str | None = None  # what was sent last and awaits ok or error
     sent_at: float = 0.0
     ok_at: float | None = None
-    asked: bool = False                         # a status query went out since the ok (or the start)
-    moved: bool = False                         # a Run or Hold report since the ok
-    matched: bool = False                       # one Idle report on target already
-    crossed: tuple[str, str] | None = None      # faces beside the turning ones that the last Idle report moved
+    asked: bool = False  # a status query went out since the ok (or the start)
+    moved: bool = False  # a Run or Hold report since the ok
+    matched: bool = False  # one Idle report on target already
+    crossed: tuple[str, str] | None = None  # faces beside the turning ones that the last Idle report moved
 
     def result(self, **more: object) -> dict:
         """What a job with a motion (move, mark) resolves it with: its motion id, command and ``more``."""
         if self.motion is None:
             raise RuntimeError(f"a {self.kind} job has no motion to resolve")
         return {"mid": self.motion.mid, "command": self.motion.command, **more}
-    off_since: float | None = None              # idle away from the targets since
+
+    off_since: float | None = None  # idle away from the targets since
     attempts: int = 0
-    refused: set = field(default_factory=set)   # error codes a line of this job drew
-    cancel: str | None = None                   # stopping a runaway move: hold, then unlock
+    refused: set = field(default_factory=set)  # error codes a line of this job drew
+    cancel: str | None = None  # stopping a runaway move: hold, then unlock
     cancel_at: float = 0.0
 
     def describe(self) -> str:
@@ -69,8 +70,14 @@ def plan_entry(entry, axes: dict[str, str], port: str) -> list[tuple[str, int]]:
     pair = isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], (tuple, list))
     turns = [tuple(t) for t in entry] if pair else [tuple(entry)]
     for turn in turns:
-        if len(turn) != 2 or turn[0] not in axes or isinstance(turn[1], bool) or \
-                not isinstance(turn[1], int) or not turn[1] or abs(turn[1]) > 2:
+        if (
+            len(turn) != 2
+            or turn[0] not in axes
+            or isinstance(turn[1], bool)
+            or not isinstance(turn[1], int)
+            or not turn[1]
+            or abs(turn[1]) > 2
+        ):
             raise ConfigError(f"plan entry {entry!r}: give (face, quarter turns ±1/±2) or a pair of them", port=port)
     if pair and OPPOSITE.get(turns[0][0]) != turns[1][0]:
         raise ConfigError(f"{turns[0][0]} and {turns[1][0]} are not opposite faces", port=port)
@@ -99,7 +106,7 @@ class Referee:
             self.done(job, None, now)
         elif position is None:
             if job.kind == "sync" and any(a not in self.session.board_axes() for a in self.session.face_of):
-                self.done(job, None, now)           # the board lacks axes: connect() says which
+                self.done(job, None, now)  # the board lacks axes: connect() says which
         elif job.kind == "move":
             self.idle(job, position, now)
         else:
@@ -147,13 +154,18 @@ class Referee:
         where = ", ".join(f"{self.session.face_of[a]} at {position[a]:g} (not {job.goal[a]:g})" for a in wrong)
         crossed, seen_before, job.crossed = self.crossed(job, position, wrong), job.crossed, None
         if crossed and (crossed, where) != seen_before:
-            job.crossed = (crossed, where)          # a report can be garbled too: the next one must agree
+            job.crossed = (crossed, where)  # a report can be garbled too: the next one must agree
             return
         if crossed:
-            return self.session.fail(DeviceFault(
-                f"{crossed} turned during {job.describe()} (a garbled line: grbl lines have no checksum): two "
-                f"adjacent faces moving together jam or scramble the cube; check it, then start again",
-                code="STRAY", port=self.session.port), dead=False)
+            return self.session.fail(
+                DeviceFault(
+                    f"{crossed} turned during {job.describe()} (a garbled line: grbl lines have no checksum): two "
+                    f"adjacent faces moving together jam or scramble the cube; check it, then start again",
+                    code="STRAY",
+                    port=self.session.port,
+                ),
+                dead=False,
+            )
         self.wait_or_retry(job, f"the board stopped with {where}", now, self.correction(job, position))
 
     def crossed(self, job: Job, position: dict[str, float], wrong: list[str]) -> str | None:
@@ -161,8 +173,11 @@ class Referee:
         session = self.session
         own = {session.face_of[axis] for axis, _ in job.turns}
         turned = any(abs(position[axis] - session.confirmed[axis]) > session.tolerance for axis, _ in job.turns)
-        beside = [session.face_of[a] for a in wrong
-                  if session.face_of[a] not in own and OPPOSITE[session.face_of[a]] not in own]
+        beside = [
+            session.face_of[a]
+            for a in wrong
+            if session.face_of[a] not in own and OPPOSITE[session.face_of[a]] not in own
+        ]
         return ", ".join(beside) if turned and beside else None
 
     def correction(self, job: Job, position: dict[str, float]) -> str:
@@ -180,14 +195,18 @@ class Referee:
         session = self.session
         if job.cancel == "hold":
             if status.label == "Hold:0":
-                session.soft_reset(now)             # a completed hold: no alarm, the position is kept
+                session.soft_reset(now)  # a completed hold: no alarm, the position is kept
                 job.cancel = "unlock"
                 session.transmit(job, UNLOCK_LINE, now)
             elif status.state == "Run" and now - job.cancel_at > session.timing.estop_retry:
                 job.cancel_at = now
                 session.send(FEED_HOLD)
-        elif job.cancel is None and status.state == "Run" and job.ok_at is not None and \
-                now - job.ok_at > 2 * job.expect_s + session.timing.overrun:
+        elif (
+            job.cancel is None
+            and status.state == "Run"
+            and job.ok_at is not None
+            and now - job.ok_at > 2 * job.expect_s + session.timing.overrun
+        ):
             session.counters["runaways"] += 1
             job.cancel, job.cancel_at = "hold", now
             session.send(FEED_HOLD)

@@ -51,16 +51,25 @@ class GrblLink(LinePort):
     thread_name = "grbl"
     timing: GrblTiming
 
-    def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
-                 feed: float = 27000.0, timing: GrblTiming | None = None, tolerance: float | None = None,
-                 retries: int = 10):
+    def __init__(
+        self,
+        port: str,
+        *,
+        axes: dict[str, str] | None = None,
+        units_per_quarter: float = 90.0,
+        feed: float = 27000.0,
+        timing: GrblTiming | None = None,
+        tolerance: float | None = None,
+        retries: int = 10,
+    ):
         if not isinstance(port, str) or not port:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
         self.axes = dict(axes or DEFAULT_AXES)
         letters = list(self.axes.values())
         if len(set(letters)) != len(letters) or not all(a in AXIS_LETTERS and len(a) == 1 for a in letters):
-            raise ConfigError(f"axes must map faces to distinct grblHAL axis letters ({AXIS_LETTERS}), "
-                              f"got {self.axes!r}")
+            raise ConfigError(
+                f"axes must map faces to distinct grblHAL axis letters ({AXIS_LETTERS}), got {self.axes!r}"
+            )
         if units_per_quarter <= 0 or feed <= 0 or retries < 1 or (tolerance is not None and tolerance <= 0):
             raise ConfigError("units_per_quarter, feed, tolerance and retries must be positive")
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
@@ -75,9 +84,16 @@ class GrblLink(LinePort):
         self._info: dict | None = None
         self._next_mid = 1
         self._rx = bytearray()
-        self._session = GrblSession(axes=self.axes, units_per_quarter=self.units_per_quarter,
-                                    tolerance=self.tolerance, retries=retries, timing=self.timing, port=port,
-                                    write=self._write, after=self._after)
+        self._session = GrblSession(
+            axes=self.axes,
+            units_per_quarter=self.units_per_quarter,
+            tolerance=self.tolerance,
+            retries=retries,
+            timing=self.timing,
+            port=port,
+            write=self._write,
+            after=self._after,
+        )
 
     # ------------------------------------------------------------ port and I/O thread
 
@@ -108,8 +124,9 @@ class GrblLink(LinePort):
         with self._lock:
             now = time.monotonic()
             if self._session.jobs:
-                self._session.fail(LinkError("a new session replaced the one this was sent in", port=self.port),
-                                   dead=False)
+                self._session.fail(
+                    LinkError("a new session replaced the one this was sent in", port=self.port), dead=False
+                )
             self._connected = False
             self._session.reset(now)
             self._session.begin_handshake(hello, now)
@@ -119,24 +136,41 @@ class GrblLink(LinePort):
         except TimeoutError:
             with self._lock:
                 self._session.hello = None
-            raise HandshakeError(f"no grbl banner within {self.timing.boot_timeout} s, even after a soft reset "
-                                 f"(not grbl, or a wrong baud rate)", port=self.port) from None
+            raise HandshakeError(
+                f"no grbl banner within {self.timing.boot_timeout} s, even after a soft reset "
+                f"(not grbl, or a wrong baud rate)",
+                port=self.port,
+            ) from None
         except LinkError as err:
             raise HandshakeError(f"handshake failed: {err}", port=self.port) from None
         self._set_up()
         with self._lock:
             self._connected = True
             session = self._session
-            self._info = {"port": self.port, "protocol": 1, "dialect": "grblhal", "firmware": session.firmware(),
-                          "motors": list(self.axes), "axes": dict(self.axes), "axis_count": len(session.letters or ""),
-                          "axis_letters": session.letters, "units_per_quarter": self.units_per_quarter,
-                          "feed": self.feed, "window": 1, "boot_id": None}
+            self._info = {
+                "port": self.port,
+                "protocol": 1,
+                "dialect": "grblhal",
+                "firmware": session.firmware(),
+                "motors": list(self.axes),
+                "axes": dict(self.axes),
+                "axis_count": len(session.letters or ""),
+                "axis_letters": session.letters,
+                "units_per_quarter": self.units_per_quarter,
+                "feed": self.feed,
+                "window": 1,
+                "boot_id": None,
+            }
             return dict(self._info)
 
     def _set_up(self) -> None:
         futures: list[Future] = [Future() for _ in range(4)]
-        jobs = [Job("line", text=BUILD_INFO_LINE, future=futures[0]), Job("unlock", text=UNLOCK_LINE,
-                future=futures[1]), Job("line", text=SETUP_LINE, future=futures[2]), Job("sync", future=futures[3])]
+        jobs = [
+            Job("line", text=BUILD_INFO_LINE, future=futures[0]),
+            Job("unlock", text=UNLOCK_LINE, future=futures[1]),
+            Job("line", text=SETUP_LINE, future=futures[2]),
+            Job("sync", future=futures[3]),
+        ]
         with self._lock:
             now = time.monotonic()
             for job in jobs:
@@ -147,16 +181,20 @@ class GrblLink(LinePort):
         except TimeoutError:
             with self._lock:
                 self._session.fail(LinkError("handshake timed out", port=self.port), dead=False)
-            raise HandshakeError("no idle status report after $X (is the board stuck in alarm?)",
-                                 port=self.port) from None
+            raise HandshakeError(
+                "no idle status report after $X (is the board stuck in alarm?)", port=self.port
+            ) from None
         except LinkError as err:
             raise HandshakeError(f"setting the board up failed: {err}", port=self.port) from None
         with self._lock:
             letters = self._session.board_axes()
         missing = [axis for axis in self.axes.values() if axis not in letters]
         if missing or position is None:
-            raise HandshakeError(f"the board has axes {letters}; axes {', '.join(missing)} are mapped to faces "
-                                 f"(set [controller.grblhal] axes, or build grblHAL with more axes)", port=self.port)
+            raise HandshakeError(
+                f"the board has axes {letters}; axes {', '.join(missing)} are mapped to faces "
+                f"(set [controller.grblhal] axes, or build grblHAL with more axes)",
+                port=self.port,
+            )
 
     @property
     def info(self) -> dict | None:
@@ -167,8 +205,11 @@ class GrblLink(LinePort):
 
     def _check_usable(self) -> None:
         if not self._connected:
-            raise self._session.fault if self._session.dead and self._session.fault else \
-                LinkError("not connected: call connect() first", port=self.port)
+            raise (
+                self._session.fault
+                if self._session.dead and self._session.fault
+                else LinkError("not connected: call connect() first", port=self.port)
+            )
         if self._session.fault is not None:
             raise self._session.fault
 
@@ -216,8 +257,9 @@ class GrblLink(LinePort):
         checked = [plan_entry(entry, self.axes, self.port) for entry in entries]
         with self._lock:
             self._check_usable()
-            motions = [self._submit("TURN" if len(turns) == 1 else "PAIR", "move", turns, self.feed)
-                       for turns in checked]
+            motions = [
+                self._submit("TURN" if len(turns) == 1 else "PAIR", "move", turns, self.feed) for turns in checked
+            ]
         self._run_after()
         return motions
 
@@ -251,8 +293,12 @@ class GrblLink(LinePort):
         with self._lock:
             origin, status = dict(self._session.origin), self._session.status
         faces = {face: round(position[axis] - origin.get(axis, 0.0), 4) for face, axis in self.axes.items()}
-        return {"position": faces, "done_through": self._session.done_mid, "halted": False,
-                "state": status.label if status else None}
+        return {
+            "position": faces,
+            "done_through": self._session.done_mid,
+            "halted": False,
+            "state": status.label if status else None,
+        }
 
     def clear(self, timeout: float | None = None) -> dict:
         """After an emergency stop or an alarm: ``$X``, then the board's position becomes the targets."""
@@ -271,17 +317,27 @@ class GrblLink(LinePort):
             session = self._session
             fault, report = session.fault, session.status
             head = session.jobs[0] if session.jobs else None
-            return {"port": self.port, "connected": self._connected and not session.dead,
-                    "healthy": self._connected and fault is None, "halted": False,
-                    "fault": None if fault is None else {"type": type(fault).__name__,
-                                                         "code": getattr(fault, "code", None),
-                                                         "message": str(fault), "done_through": fault.done_through},
-                    "handshake": dict(self._info) if self._info else None,
-                    "last_heard_s": round(time.monotonic() - session.last_rx, 4) if self._connected else None,
-                    "state": report.label if report else None,
-                    "in_flight": int(head is not None and head.line is not None and head.ok_at is None),
-                    "backlog": len(session.jobs), "done_through": session.done_mid,
-                    "counters": dict(session.counters)}
+            return {
+                "port": self.port,
+                "connected": self._connected and not session.dead,
+                "healthy": self._connected and fault is None,
+                "halted": False,
+                "fault": None
+                if fault is None
+                else {
+                    "type": type(fault).__name__,
+                    "code": getattr(fault, "code", None),
+                    "message": str(fault),
+                    "done_through": fault.done_through,
+                },
+                "handshake": dict(self._info) if self._info else None,
+                "last_heard_s": round(time.monotonic() - session.last_rx, 4) if self._connected else None,
+                "state": report.label if report else None,
+                "in_flight": int(head is not None and head.line is not None and head.ok_at is None),
+                "backlog": len(session.jobs),
+                "done_through": session.done_mid,
+                "counters": dict(session.counters),
+            }
 
     def close(self) -> None:
         with self._lock:

@@ -36,12 +36,13 @@ CLASSIC_BANNER = "Grbl 1.1h ['$' for help]"
 UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
 RX_BUFFER = 1024
 MAX_LINE = 256
-RAPID = 100000.0                   # units/min of G0 and of inverse-time limits
+RAPID = 100000.0  # units/min of G0 and of inverse-time limits
 
 
 @dataclass
 class Segment:
     """One planner block: where it starts and ends, how long it takes."""
+
     start: dict[str, float]
     end: dict[str, float]
     duration: float
@@ -51,14 +52,24 @@ class Segment:
 class GrblMachine:
     """One grblHAL board. ``say(line)`` prints a line; ``finished(segment)`` is told of each finished one."""
 
-    def __init__(self, *, letters: str, planner: int = 16, hold_s: float = 0.01, start_locked: bool = False,
-                 report_wpos: bool = False, classic: bool = False, offsets: dict[str, float] | None = None,
-                 say, finished):
+    def __init__(
+        self,
+        *,
+        letters: str,
+        planner: int = 16,
+        hold_s: float = 0.01,
+        start_locked: bool = False,
+        report_wpos: bool = False,
+        classic: bool = False,
+        offsets: dict[str, float] | None = None,
+        say,
+        finished,
+    ):
         self.letters, self.planner_size, self.hold_s = letters, planner, hold_s
         self.start_locked, self.report_wpos, self.classic = start_locked, report_wpos, classic
         self.say, self.finished = say, finished
         self.g92 = {axis: 0.0 for axis in letters}
-        self.g92.update(offsets or {})              # G92 offsets, kept in non-volatile memory
+        self.g92.update(offsets or {})  # G92 offsets, kept in non-volatile memory
         self.accepted: list[str] = []
         self.errors: list[int] = []
         self.resets: list[float] = []
@@ -73,14 +84,14 @@ class GrblMachine:
 
     def _restart(self) -> None:
         self.planner: deque[Segment] = deque()
-        self.pending: deque[str | None] = deque()   # complete lines not yet executed (None: too long)
+        self.pending: deque[str | None] = deque()  # complete lines not yet executed (None: too long)
         self.line = bytearray()
         self.held, self.hold_until = False, 0.0
-        self.run_started, self.elapsed = 0.0, 0.0   # time spent on the head block before a hold
+        self.run_started, self.elapsed = 0.0, 0.0  # time spent on the head block before a hold
         self.motion: float = 0
         self.absolute, self.inches, self.inverse = True, False, False
         self.feed, self.wcs = 0.0, 54
-        self.wco_count = 0                          # 0: the next report carries WCO
+        self.wco_count = 0  # 0: the next report carries WCO
 
     def welcome(self) -> None:
         self.say(CLASSIC_BANNER if self.classic else BANNER)
@@ -194,8 +205,10 @@ class GrblMachine:
             self.say("[FIRMWARE:grblHAL]")
         elif line == "$G":
             units, dist = ("G20" if self.inches else "G21"), ("G90" if self.absolute else "G91")
-            self.say(f"[GC:G{self.motion} G{self.wcs} G17 {units} {dist} G{93 if self.inverse else 94} M5 M9 T0 "
-                     f"F{number(self.feed)} S0]")
+            self.say(
+                f"[GC:G{self.motion} G{self.wcs} G17 {units} {dist} G{93 if self.inverse else 94} M5 M9 T0 "
+                f"F{number(self.feed)} S0]"
+            )
         elif line == "$#":
             zeros = ",".join("0.000" for _ in self.letters)
             for wcs in range(54, 60):
@@ -221,7 +234,7 @@ class GrblMachine:
         if 4 in block.g:
             if "P" not in block.values:
                 raise LineError(28)
-            self._plan(self._planned(), block.values["P"], 0.0, now)    # a dwell: a segment that moves nothing
+            self._plan(self._planned(), block.values["P"], 0.0, now)  # a dwell: a segment that moves nothing
         self._move(block.g, block.values, block.axes, now)
 
     def _modal(self, gs: tuple[float, ...], values: dict[str, float]) -> None:
@@ -301,8 +314,12 @@ class GrblMachine:
             position = "MPos:" + _values(self.mpos, self.letters)
         state = self.state(now)
         feed = self.planner[0].feed if state == "Run" else 0.0
-        fields = [state, position, f"Bf:{self.planner_size - len(self.planner)},{RX_BUFFER - len(self.line)}",
-                  f"FS:{number(feed)},0"]
+        fields = [
+            state,
+            position,
+            f"Bf:{self.planner_size - len(self.planner)},{RX_BUFFER - len(self.line)}",
+            f"FS:{number(feed)},0",
+        ]
         if self.wco_count <= 0:
             fields.append("WCO:" + _values(wco, self.letters))
             self.wco_count = 30 if state in ("Run", "Hold:1") else 10

@@ -49,32 +49,52 @@ from .grbl_jobs import Job, Referee
 @dataclass(frozen=True)
 class GrblTiming:
     """Everything GrblLink waits for, in seconds."""
+
     baudrate: int = 115200
-    banner_wait: float = 0.5        # connect(): a board that resets on open prints its banner by then
-    boot_timeout: float = 5.0       # connect(): the whole handshake
-    sync_interval: float = 0.5      # repeat the soft reset this often while no banner comes
-    settle: float = 0.05            # quiet after a banner; an idle board off target this long: line garbled or lost
-    status_interval: float = 0.01   # '?' this often while something is pending
-    probe_after: float = 0.1        # no ok or error to a line this long: send it again
-    overrun: float = 1.0            # a move still running this long after twice its time is stopped and redone
-    silence: float = 2.0            # DeviceSilent after this long without a word
+    banner_wait: float = 0.5  # connect(): a board that resets on open prints its banner by then
+    boot_timeout: float = 5.0  # connect(): the whole handshake
+    sync_interval: float = 0.5  # repeat the soft reset this often while no banner comes
+    settle: float = 0.05  # quiet after a banner; an idle board off target this long: line garbled or lost
+    status_interval: float = 0.01  # '?' this often while something is pending
+    probe_after: float = 0.1  # no ok or error to a line this long: send it again
+    overrun: float = 1.0  # a move still running this long after twice its time is stopped and redone
+    silence: float = 2.0  # DeviceSilent after this long without a word
     estop_retry: float = 0.05
     estop_timeout: float = 0.5
     query_timeout: float = 2.0
     write_timeout: float = 0.5
-    poll: float = 0.005             # read timeout of the I/O thread
-    reopen_pause: float = 0.1       # between closing and reopening the port (a reset by DTR needs it)
+    poll: float = 0.005  # read timeout of the I/O thread
+    reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
 
 
 class GrblSession:
-    def __init__(self, *, axes: dict[str, str], units_per_quarter: float, tolerance: float, retries: int,
-                 timing, port: str, write, after: list):
+    def __init__(
+        self,
+        *,
+        axes: dict[str, str],
+        units_per_quarter: float,
+        tolerance: float,
+        retries: int,
+        timing,
+        port: str,
+        write,
+        after: list,
+    ):
         self.face_of = {axis: face for face, axis in axes.items()}
         self.upq, self.tolerance, self.retries = units_per_quarter, tolerance, retries
         self.timing, self.port, self.send, self.after = timing, port, write, after
         self.referee = Referee(self)
-        self.counters = {"lines_sent": 0, "resends": 0, "line_errors": 0, "probes": 0, "runaways": 0,
-                         "reports": 0, "stray_replies": 0, "resumes": 0, "motions_done": 0}
+        self.counters = {
+            "lines_sent": 0,
+            "resends": 0,
+            "line_errors": 0,
+            "probes": 0,
+            "runaways": 0,
+            "reports": 0,
+            "stray_replies": 0,
+            "resumes": 0,
+            "motions_done": 0,
+        }
         self.origin = {axis: 0.0 for axis in self.face_of}
         self.banner: str | None = None
         self.done_mid = 0
@@ -89,13 +109,13 @@ class GrblSession:
         self.status: Status | None = None
         self.wco: tuple[float, ...] | None = None
         self.last_rx = self.busy_since = self.last_ask = now
-        self.resets_sent: deque[float] = deque()   # our soft resets whose banner has not come yet
+        self.resets_sent: deque[float] = deque()  # our soft resets whose banner has not come yet
         self.hello: Future | None = None
         self.banner_at: float | None = None
         self.next_reset = 0.0
-        self.estop: list | None = None          # [future, sent at, next retry]
-        self.letters: str | None = None         # the board's axes, from $I or the first report
-        self.build: dict[str, str] = {}         # $I lines: VER, OPT, AXS, FIRMWARE, ...
+        self.estop: list | None = None  # [future, sent at, next retry]
+        self.letters: str | None = None  # the board's axes, from $I or the first report
+        self.build: dict[str, str] = {}  # $I lines: VER, OPT, AXS, FIRMWARE, ...
 
     def resolve(self, future: Future | None, value=None, error: BaseException | None = None) -> None:
         if future is None:
@@ -104,6 +124,7 @@ class GrblSession:
         def settle():
             if not future.done():
                 future.set_exception(error) if error is not None else future.set_result(value)
+
         self.after.append(settle)
 
     def machine(self, status: Status) -> dict[str, float] | None:
@@ -114,7 +135,7 @@ class GrblSession:
             if wpos is None or wco is None or len(wco) != len(wpos):
                 return None
             values = tuple(w + o for w, o in zip(wpos, wco))
-        letters = (self.letters or axis_letters(len(values)))[:len(values)]
+        letters = (self.letters or axis_letters(len(values)))[: len(values)]
         if any(axis not in letters for axis in self.face_of):
             return None
         return {axis: values[letters.index(axis)] for axis in self.face_of}
@@ -188,8 +209,14 @@ class GrblSession:
     def again(self, job: Job, why: str, now: float, text: str | None = None) -> None:
         """Send the head job's line (or ``text``) once more, or give up after ``retries`` attempts."""
         if job.attempts >= self.retries:
-            return self.fail(DeviceFault(f"{job.describe()} not done after {job.attempts} attempts (last: {why})",
-                                         code="ERROR", port=self.port), dead=False)
+            return self.fail(
+                DeviceFault(
+                    f"{job.describe()} not done after {job.attempts} attempts (last: {why})",
+                    code="ERROR",
+                    port=self.port,
+                ),
+                dead=False,
+            )
         self.counters["resends"] += 1
         self.transmit(job, text or job.line or job.text, now)
 
@@ -203,9 +230,15 @@ class GrblSession:
 
     def on_line(self, reply: Reply, now: float) -> None:
         self.last_rx = now
-        handlers = {"ok": self.on_ok, "error": self.on_error, "status": self.on_status, "alarm": self.on_alarm,
-                    "banner": self.on_banner, "info": self.on_info}
-        if reply.kind in handlers:                    # messages ([MSG:...]) and anything else: heard, no more
+        handlers = {
+            "ok": self.on_ok,
+            "error": self.on_error,
+            "status": self.on_status,
+            "alarm": self.on_alarm,
+            "banner": self.on_banner,
+            "info": self.on_info,
+        }
+        if reply.kind in handlers:  # messages ([MSG:...]) and anything else: heard, no more
             handlers[reply.kind](reply, now)
 
     def on_banner(self, reply: Reply, now: float) -> None:
@@ -216,8 +249,12 @@ class GrblSession:
         elif ours:
             self.estop_seen(now)
         elif not self.dead:
-            self.fail(DeviceReset(f"the board reset ({reply.text} banner): queued moves are lost, connect() again",
-                                  port=self.port), dead=True)
+            self.fail(
+                DeviceReset(
+                    f"the board reset ({reply.text} banner): queued moves are lost, connect() again", port=self.port
+                ),
+                dead=True,
+            )
 
     def on_info(self, reply: Reply, now: float) -> None:
         key, _, value = reply.text.partition(":")
@@ -229,8 +266,10 @@ class GrblSession:
             return self.estop_seen(now)
         if self.jobs and (self.jobs[0].kind == "unlock" or self.jobs[0].cancel):
             return
-        self.fail(DeviceFault(f"{describe_alarm(reply.code)}; clear() unlocks it ($X)", code="ALARM",
-                              port=self.port), dead=False)
+        self.fail(
+            DeviceFault(f"{describe_alarm(reply.code)}; clear() unlocks it ($X)", code="ALARM", port=self.port),
+            dead=False,
+        )
 
     def on_ok(self, reply: Reply, now: float) -> None:
         job = self.jobs[0] if self.jobs else None
@@ -250,21 +289,22 @@ class GrblSession:
     def on_error(self, reply: Reply, now: float) -> None:
         job = self.jobs[0] if self.jobs else None
         if job is None or job.line is None or job.ok_at is not None:
-            self.counters["stray_replies"] += 1       # a line that noise made up, or a late copy
+            self.counters["stray_replies"] += 1  # a line that noise made up, or a late copy
             return
         code = reply.code
         if code is None or code in LINE_NOISE_ERRORS:
             self.counters["line_errors"] += 1
         elif code in job.refused:
-            return self.fail(DeviceFault(f"{describe_error(code)} (line {job.line!r})", code="ERROR",
-                                         port=self.port), dead=False)
+            return self.fail(
+                DeviceFault(f"{describe_error(code)} (line {job.line!r})", code="ERROR", port=self.port), dead=False
+            )
         else:
             job.refused.add(code)
         self.again(job, describe_error(code), now)
 
     def on_status(self, reply: Reply, now: float) -> None:
         status = reply.status
-        if status is None:                      # a status reply always carries one
+        if status is None:  # a status reply always carries one
             return
         self.status = status
         self.counters["reports"] += 1
@@ -279,7 +319,7 @@ class GrblSession:
             return
         if status.state in ("Hold", "Door") and status.substate in (0, None) and job.cancel is None:
             self.counters["resumes"] += 1
-            self.send(CYCLE_START)                    # a hold nobody here asked for: line noise made a '!'
+            self.send(CYCLE_START)  # a hold nobody here asked for: line noise made a '!'
         if job.asked:
             self.referee.report(job, status, now)
 
@@ -288,11 +328,19 @@ class GrblSession:
             message = f"grblHAL is in alarm ({describe_alarm(status.substate)}); clear() unlocks it ($X)"
             self.fail(DeviceFault(message, code="ALARM", port=self.port), dead=False)
         elif status.state == "Check":
-            self.fail(DeviceFault("grblHAL is in check mode ($C): it reads G-code but moves nothing; send $C "
-                                  "to leave it", code="ERROR", port=self.port), dead=False)
+            self.fail(
+                DeviceFault(
+                    "grblHAL is in check mode ($C): it reads G-code but moves nothing; send $C to leave it",
+                    code="ERROR",
+                    port=self.port,
+                ),
+                dead=False,
+            )
         elif status.state == "Sleep":
-            self.fail(DeviceFault("grblHAL is asleep ($SLP): reset the board, then connect()", code="ERROR",
-                                  port=self.port), dead=True)
+            self.fail(
+                DeviceFault("grblHAL is asleep ($SLP): reset the board, then connect()", code="ERROR", port=self.port),
+                dead=True,
+            )
         else:
             return False
         return True
@@ -309,8 +357,10 @@ class GrblSession:
         job = self.jobs[0]
         quiet = now - max(self.last_rx, self.busy_since)
         if quiet > self.timing.silence:
-            return self.fail(DeviceSilent(f"no reply for {quiet:.1f} s while {job.describe()} was pending",
-                                          port=self.port), dead=True)
+            return self.fail(
+                DeviceSilent(f"no reply for {quiet:.1f} s while {job.describe()} was pending", port=self.port),
+                dead=True,
+            )
         if job.line is not None and job.ok_at is None and now - job.sent_at > self.timing.probe_after:
             self.counters["probes"] += 1
             return self.again(job, "no reply to the line", now)
@@ -338,12 +388,12 @@ class GrblSession:
 
     def handshake_tick(self, now: float) -> None:
         if self.banner_at is not None:
-            if now - self.banner_at >= self.timing.settle:     # later banners of repeated resets are over
+            if now - self.banner_at >= self.timing.settle:  # later banners of repeated resets are over
                 self.resolve(self.hello, self.banner)
                 self.hello = None
                 self.busy_since = now
         elif now >= self.next_reset:
-            self.soft_reset(now)                              # no banner: the board did not reset on open
+            self.soft_reset(now)  # no banner: the board did not reset on open
             self.next_reset = now + self.timing.sync_interval
 
     def begin_estop(self, future: Future, now: float) -> None:
@@ -365,8 +415,10 @@ class GrblSession:
         future, sent, retry = self.estop
         if now - sent > self.timing.estop_timeout:
             self.estop = None
-            self.resolve(future, error=AckTimeout(f"soft reset not confirmed within {self.timing.estop_timeout} s",
-                                                  port=self.port))
+            self.resolve(
+                future,
+                error=AckTimeout(f"soft reset not confirmed within {self.timing.estop_timeout} s", port=self.port),
+            )
         elif now >= retry:
             self.estop[2] = now + self.timing.estop_retry
             self.soft_reset(now)

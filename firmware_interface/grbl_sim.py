@@ -33,7 +33,7 @@ from .grbl import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
 from .grbl_machine import GrblMachine
 from .pty_device import PtyBoard, read_into, write_from
 
-_MAX_LINE = 256            # junk this long with no line end is passed on as it is
+_MAX_LINE = 256  # junk this long with no line end is passed on as it is
 
 
 class SimulatedGrbl(PtyBoard):
@@ -41,11 +41,24 @@ class SimulatedGrbl(PtyBoard):
 
     board_name = "simulated-grbl"
 
-    def __init__(self, *, faults: dict | FaultConfig | None = None, axes: dict[str, str] | None = None,
-                 units_per_quarter: float = 90.0, axis_count: int = 6, planner: int = 16, hold_ms: float = 10.0,
-                 reset_on_open: bool = True, boot_ms: float = 0.0, start_locked: bool = False,
-                 report_wpos: bool = False, classic: bool = False, offsets: dict[str, float] | None = None,
-                 state: str | None = None, seed: int | None = None):
+    def __init__(
+        self,
+        *,
+        faults: dict | FaultConfig | None = None,
+        axes: dict[str, str] | None = None,
+        units_per_quarter: float = 90.0,
+        axis_count: int = 6,
+        planner: int = 16,
+        hold_ms: float = 10.0,
+        reset_on_open: bool = True,
+        boot_ms: float = 0.0,
+        start_locked: bool = False,
+        report_wpos: bool = False,
+        classic: bool = False,
+        offsets: dict[str, float] | None = None,
+        state: str | None = None,
+        seed: int | None = None,
+    ):
         self.faults = FaultConfig.from_config(faults)
         seed = seed if seed is not None else self.faults.seed
         self._face = {axis: face for face, axis in (axes or DEFAULT_AXES).items()}
@@ -66,12 +79,20 @@ class SimulatedGrbl(PtyBoard):
         self._thread: threading.Thread | None = None
         self._attached = self._silent = self._closed = False
         self._inbuf, self._framing, self._outbuf = bytearray(), bytearray(), bytearray()
-        self._wire: deque[tuple[float, bytes, bool]] = deque()    # (due, bytes, real-time byte from the host)
-        self.moves_done: list[dict[str, float]] = []         # every finished move (axis -> motion)
-        self.machine = GrblMachine(letters=letters, planner=planner, hold_s=hold_ms / 1000,
-                                   start_locked=start_locked, report_wpos=report_wpos, classic=classic,
-                                   offsets=offsets, say=self._say, finished=self._finished)
-        self._mangles: dict[str, list[list]] = {"to_device": [], "to_host": []}   # [find, replace, times left]
+        self._wire: deque[tuple[float, bytes, bool]] = deque()  # (due, bytes, real-time byte from the host)
+        self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> motion)
+        self.machine = GrblMachine(
+            letters=letters,
+            planner=planner,
+            hold_s=hold_ms / 1000,
+            start_locked=start_locked,
+            report_wpos=report_wpos,
+            classic=classic,
+            offsets=offsets,
+            say=self._say,
+            finished=self._finished,
+        )
+        self._mangles: dict[str, list[list]] = {"to_device": [], "to_host": []}  # [find, replace, times left]
         self._boot(time.monotonic())
 
     # ------------------------------------------------------------ public API
@@ -104,10 +125,20 @@ class SimulatedGrbl(PtyBoard):
     def info(self) -> dict:
         with self._lock:
             now, m = time.monotonic(), self.machine
-            return {"path": self.path, "state": m.state(now), "locked": m.locked, "planned": len(m.planner),
-                    "position": dict(m.mpos), "offsets": dict(m.g92), "lines": len(m.accepted),
-                    "moves": len(self.moves_done), "line_errors": len(m.errors), "errors": list(m.errors),
-                    "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
+            return {
+                "path": self.path,
+                "state": m.state(now),
+                "locked": m.locked,
+                "planned": len(m.planner),
+                "position": dict(m.mpos),
+                "offsets": dict(m.g92),
+                "lines": len(m.accepted),
+                "moves": len(self.moves_done),
+                "line_errors": len(m.errors),
+                "errors": list(m.errors),
+                "to_device": dict(self._to_device.counts),
+                "to_host": dict(self._to_host.counts),
+            }
 
     def reset(self) -> None:
         """Reboot now (reset button, watchdog): the planner is lost and the position is zero again."""
@@ -144,7 +175,7 @@ class SimulatedGrbl(PtyBoard):
         self._wire.clear()
         self.machine.power_on()
         self._booting_until = now + self.boot_s
-        self._pending_banner = True              # printed once booted and someone listens
+        self._pending_banner = True  # printed once booted and someone listens
 
     def _say(self, line: str) -> None:
         self._to_host.push(self._mangled(line.encode("ascii") + b"\r\n", "to_host"), time.monotonic())
@@ -153,7 +184,7 @@ class SimulatedGrbl(PtyBoard):
         start, end = segment.start, segment.end
         deltas = {axis: end[axis] - start[axis] for axis in end if end[axis] != start[axis]}
         if not deltas:
-            return                                   # a dwell
+            return  # a dwell
         self.moves_done.append(deltas)
         for axis in deltas:
             face = self._face.get(axis)
@@ -179,7 +210,7 @@ class SimulatedGrbl(PtyBoard):
             time.sleep(0.0005)
 
     def _cycle(self, now: float) -> None:
-        if self._master is None:        # closed; the loop sees _closed next
+        if self._master is None:  # closed; the loop sees _closed next
             return
         events = select.poll()
         events.register(self._master, select.POLLIN)
@@ -196,7 +227,7 @@ class SimulatedGrbl(PtyBoard):
             self.machine.welcome()
         while self._wire and self._wire[0][0] <= now:
             _, data, from_host = self._wire.popleft()
-            if awake:                                # a booting or hung board hears nothing
+            if awake:  # a booting or hung board hears nothing
                 self.machine.receive(data, now, resets=from_host)
         if awake:
             self.machine.advance(now)
@@ -219,7 +250,7 @@ class SimulatedGrbl(PtyBoard):
             self._inbuf.clear()
 
     def _line_to_wire(self, frame: bytes, now: float) -> None:
-        self._to_device.push(frame, now)             # drop, corrupt, duplicate, delay, noise
+        self._to_device.push(frame, now)  # drop, corrupt, duplicate, delay, noise
         due = self._to_device.next_due()
         if due is not None:
             self._on_wire(self._to_device.take(due), due, False)
@@ -239,7 +270,7 @@ class SimulatedGrbl(PtyBoard):
         return line
 
 
-if __name__ == "__main__":        # pragma: no cover - manual use: print the path, run until Ctrl-C
+if __name__ == "__main__":  # pragma: no cover - manual use: print the path, run until Ctrl-C
     sim = SimulatedGrbl()
     print(sim.start(), flush=True)
     try:

@@ -14,10 +14,27 @@ import re
 from dataclasses import dataclass
 
 _WORD = re.compile(r"([A-Z])([+-]?(?:\d+\.?\d*|\.\d+))")
-_GROUPS: dict[float, str] = {0: "motion", 1: "motion", 2: "motion", 3: "motion", 80: "motion", 17: "plane", 18: "plane",
-           19: "plane", 20: "units", 21: "units", 90: "distance", 91: "distance", 93: "feed mode",
-           94: "feed mode", 4: "non-modal", 53: "non-modal", 92: "non-modal", 92.1: "non-modal",
-           **{g: "coordinate system" for g in (54, 55, 56, 57, 58, 59)}}
+_GROUPS: dict[float, str] = {
+    0: "motion",
+    1: "motion",
+    2: "motion",
+    3: "motion",
+    80: "motion",
+    17: "plane",
+    18: "plane",
+    19: "plane",
+    20: "units",
+    21: "units",
+    90: "distance",
+    91: "distance",
+    93: "feed mode",
+    94: "feed mode",
+    4: "non-modal",
+    53: "non-modal",
+    92: "non-modal",
+    92.1: "non-modal",
+    **{g: "coordinate system" for g in (54, 55, 56, 57, 58, 59)},
+}
 MODELLED_G = frozenset({0, 1, 4, 17, 18, 19, 20, 21, 53, 54, 55, 56, 57, 58, 59, 80, 90, 91, 92, 92.1, 93, 94})
 _M_CODES = frozenset({0, 1, 2, 3, 4, 5, 7, 8, 9, 30})
 _VALUE_LETTERS = frozenset("FIJKLNPRST")
@@ -34,8 +51,8 @@ class LineError(Exception):
 @dataclass(frozen=True)
 class Block:
     g: tuple[float, ...]
-    values: dict[str, float]          # F I J K L N P R S T
-    axes: dict[str, float]            # axis letter -> value, as written
+    values: dict[str, float]  # F I J K L N P R S T
+    axes: dict[str, float]  # axis letter -> value, as written
 
 
 def clean(raw: str) -> str:

@@ -36,6 +36,7 @@ class PortTiming(Protocol):
     @property
     def reopen_pause(self) -> float: ...
 
+
 log = logging.getLogger(__name__)
 
 
@@ -53,7 +54,7 @@ class LinePort:
 
     def _run_after(self) -> None:
         with self._lock:
-            todo, self._after[:] = list(self._after), []     # in place: a session may hold the same list
+            todo, self._after[:] = list(self._after), []  # in place: a session may hold the same list
         for call in todo:
             try:
                 call()
@@ -65,11 +66,12 @@ class LinePort:
             return
         if self._ser is not None:
             self._close_port()
-            time.sleep(self.timing.reopen_pause)    # long enough for the board (and a pty) to see the hang-up
+            time.sleep(self.timing.reopen_pause)  # long enough for the board (and a pty) to see the hang-up
         ser = open_serial(self.port, self.timing)
         self._ser = ser
-        self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"{self.thread_name} {self.port}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._io_loop, args=(ser,), name=f"{self.thread_name} {self.port}", daemon=True
+        )
         self._thread.start()
 
     def _close_port(self) -> None:

@@ -74,9 +74,17 @@ log = logging.getLogger(__name__)
 class RigLink(RigCommands):
     """A connection to one rig's firmware (see the module docstring for threads and faults)."""
 
-    def __init__(self, port: str, *, timing: LinkTiming | None = None, log_size: int = 100,
-                 trace: str | os.PathLike | None = None, fault_log_dir: str | os.PathLike | None = None,
-                 log_limits: LogLimits | None = None, on_fault: Callable[[LinkError], None] | None = None):
+    def __init__(
+        self,
+        port: str,
+        *,
+        timing: LinkTiming | None = None,
+        log_size: int = 100,
+        trace: str | os.PathLike | None = None,
+        fault_log_dir: str | os.PathLike | None = None,
+        log_limits: LogLimits | None = None,
+        on_fault: Callable[[LinkError], None] | None = None,
+    ):
         if not isinstance(port, str) or not port:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
         self.port = port
@@ -93,7 +101,7 @@ class RigLink(RigCommands):
         self._info: dict | None = None
         self._hello: Future | None = None
         self._hello_frame, self._hello_due, self._session, self._first_seq = b"", 0.0, "", 0
-        self._asked = PROTOCOL_VERSION           # the version the current HELLO asks for
+        self._asked = PROTOCOL_VERSION  # the version the current HELLO asks for
         self._heard: list = [0, []]
         self._reported: LinkError | None = None
         self._motors: tuple[str, ...] = ()
@@ -117,7 +125,7 @@ class RigLink(RigCommands):
             for call in todo:
                 try:
                     call()
-                except Exception:      # a user callback must not kill the I/O thread
+                except Exception:  # a user callback must not kill the I/O thread
                     log.exception("%s: callback failed", self.port)
 
     def _log(self, direction: str, raw: bytes | str, now: float) -> None:
@@ -166,7 +174,7 @@ class RigLink(RigCommands):
         if hasattr(ser, "cancel_read"):
             try:
                 ser.cancel_read()
-            except Exception:          # not every URL handler supports it; the read times out anyway
+            except Exception:  # not every URL handler supports it; the read times out anyway
                 pass
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=1.0)
@@ -180,7 +188,7 @@ class RigLink(RigCommands):
         while not self._closing and self._ser is ser:
             try:
                 data = ser.read(ser.in_waiting or 1)
-            except Exception as err:   # SerialException, OSError, or a handler's own error on a dead port
+            except Exception as err:  # SerialException, OSError, or a handler's own error on a dead port
                 if self._closing or self._ser is not ser:
                     return
                 with self._critical():
@@ -248,11 +256,11 @@ class RigLink(RigCommands):
                 self._hello_due = now
                 return
             if msg.boot is None and msg.proto == self._asked < PROTOCOL_VERSION:
-                return      # the same "I speak version N" answering a HELLO sent before we switched to N
+                return  # the same "I speak version N" answering a HELLO sent before we switched to N
             if hello is not None:
                 self._after.append(_settle(hello, result=msg))
         elif isinstance(msg, Boot):
-            self._hello_due = now       # it just booted: greet it at once
+            self._hello_due = now  # it just booted: greet it at once
         else:
             self._heard_during_handshake(raw)
 
@@ -270,8 +278,11 @@ class RigLink(RigCommands):
         with self._critical():
             now = time.monotonic()
             if self._t.pending or self._t.backlog or self._t.unacked:
-                self._t.fail(LinkError("a new session replaced the one this motion was sent in", port=self.port),
-                             dead=True, now=now)
+                self._t.fail(
+                    LinkError("a new session replaced the one this motion was sent in", port=self.port),
+                    dead=True,
+                    now=now,
+                )
             self._t.reset(now)
             self._reported, self._info = None, None
             self._session = f"{random.getrandbits(32):08X}"
@@ -295,18 +306,25 @@ class RigLink(RigCommands):
         if not count:
             why = f"nothing received (wrong port, firmware not running, or not {baud} baud?)"
         else:
-            why = (f"received {count} line(s) but no protocol handshake, e.g. {samples[0]!r} "
-                   f"(other firmware, or not {baud} baud?)")
+            why = (
+                f"received {count} line(s) but no protocol handshake, e.g. {samples[0]!r} "
+                f"(other firmware, or not {baud} baud?)"
+            )
         return HandshakeError(f"no answer to HELLO within {wait} s: {why}", port=self.port, log=self.dump_log())
 
     def _establish(self, reply: HelloReply) -> dict:
-        spoken = "version 1" if len(PROTOCOL_VERSIONS) == 1 else \
-            f"versions {PROTOCOL_VERSIONS[0]} to {PROTOCOL_VERSIONS[-1]}"
+        spoken = (
+            "version 1"
+            if len(PROTOCOL_VERSIONS) == 1
+            else f"versions {PROTOCOL_VERSIONS[0]} to {PROTOCOL_VERSIONS[-1]}"
+        )
         if reply.proto not in PROTOCOL_VERSIONS or reply.proto != self._asked:
             raise ProtocolVersionError(
                 f"the device speaks protocol version {reply.proto} (firmware {reply.fw or 'unknown'}), this host "
                 f"speaks {spoken}: flash matching firmware or update robotd",
-                port=self.port, log=self.dump_log())
+                port=self.port,
+                log=self.dump_log(),
+            )
         needed: tuple[str, ...] = ("fw", "rig", "motors", "boot", "window", "queue", "hb", "watchdog", "fault")
         needed += ("plan", "rate") if reply.proto >= 2 else ()
         missing = [k for k in needed if getattr(reply, k) is None]
@@ -314,14 +332,25 @@ class RigLink(RigCommands):
             raise HandshakeError(f"the handshake reply lacks {', '.join(missing)}", port=self.port, log=self.dump_log())
         with self._critical():
             self._t.establish(reply, self._first_seq, time.monotonic())
-            self._reported = self._t.fault            # a fault latched before we came is no news: info says it
-            motors = reply.motors or ()                # checked above: never None here
+            self._reported = self._t.fault  # a fault latched before we came is no news: info says it
+            motors = reply.motors or ()  # checked above: never None here
             self._motors, self._rig = motors, RIGS.get(reply.rig or "")
-            self._info = {"port": self.port, "protocol": reply.proto, "firmware": reply.fw, "rig": reply.rig,
-                          "motors": list(motors), "boot_id": reply.boot, "window": self._t.window,
-                          "queue": reply.queue, "heartbeat_ms": reply.hb, "watchdog_ms": reply.watchdog,
-                          "fault": None if reply.fault == "NONE" else reply.fault, "session": self._session,
-                          "plan": reply.plan, "rate": reply.rate}
+            self._info = {
+                "port": self.port,
+                "protocol": reply.proto,
+                "firmware": reply.fw,
+                "rig": reply.rig,
+                "motors": list(motors),
+                "boot_id": reply.boot,
+                "window": self._t.window,
+                "queue": reply.queue,
+                "heartbeat_ms": reply.hb,
+                "watchdog_ms": reply.watchdog,
+                "fault": None if reply.fault == "NONE" else reply.fault,
+                "session": self._session,
+                "plan": reply.plan,
+                "rate": reply.rate,
+            }
             return dict(self._info)
 
     @property
@@ -396,8 +425,12 @@ class RigLink(RigCommands):
             self._t.send_estop(future, now)
             dead = self._t.fault if self._t.dead else None
             if self._t.connected and not self._t.dead:
-                self._t.fail(DeviceFault("emergency stop requested by the host: clear() to go on", code="ESTOP",
-                                         port=self.port), dead=False, now=now, query=False)
+                self._t.fail(
+                    DeviceFault("emergency stop requested by the host: clear() to go on", code="ESTOP", port=self.port),
+                    dead=False,
+                    now=now,
+                    query=False,
+                )
         if dead is not None:
             raise dead
         return future.result() if wait else future
@@ -418,7 +451,7 @@ class RigLink(RigCommands):
             settling = self._t.settle_pending
         if settling:
             try:
-                self.query()               # the faulted device's done count settles the motions
+                self.query()  # the faulted device's done count settles the motions
             except LinkError:
                 pass
         future: Future = Future()
@@ -434,7 +467,7 @@ class RigLink(RigCommands):
     def _check_connected_alive(self) -> None:
         if not self._t.connected:
             raise LinkError("not connected: call connect() first", port=self.port)
-        if self._t.dead and self._t.fault is not None:     # a dead transport always has its fault
+        if self._t.dead and self._t.fault is not None:  # a dead transport always has its fault
             raise self._t.fault
 
     def status(self) -> dict:
@@ -443,15 +476,25 @@ class RigLink(RigCommands):
             t, now = self._t, time.monotonic()
             fault = t.fault
             return {
-                "port": self.port, "connected": t.connected and not t.dead,
+                "port": self.port,
+                "connected": t.connected and not t.dead,
                 "healthy": t.connected and not t.dead and fault is None,
-                "fault": None if fault is None else {"type": type(fault).__name__, "code": getattr(fault, "code", None),
-                                                     "message": str(fault), "done_through": fault.done_through},
+                "fault": None
+                if fault is None
+                else {
+                    "type": type(fault).__name__,
+                    "code": getattr(fault, "code", None),
+                    "message": str(fault),
+                    "done_through": fault.done_through,
+                },
                 "handshake": dict(self._info) if self._info else None,
                 "device": None if t.report is None else report_dict(t.report),
                 "last_heard_s": round(now - t.last_rx, 4) if t.connected else None,
-                "in_flight": len(t.unacked), "on_device": len(t.pending), "backlog": len(t.backlog),
-                "done_through": t.done_mid, "counters": dict(t.counters),
+                "in_flight": len(t.unacked),
+                "on_device": len(t.pending),
+                "backlog": len(t.backlog),
+                "done_through": t.done_mid,
+                "counters": dict(t.counters),
             }
 
     def close(self) -> None:
@@ -460,8 +503,11 @@ class RigLink(RigCommands):
             if self._closing:
                 return
             self._closing = True
-            self._t.fail(LinkError("the link was closed before this was confirmed", port=self.port), dead=True,
-                         now=time.monotonic())
+            self._t.fail(
+                LinkError("the link was closed before this was confirmed", port=self.port),
+                dead=True,
+                now=time.monotonic(),
+            )
         self._close_port()
         self._traffic.close()
 
@@ -474,6 +520,7 @@ class RigLink(RigCommands):
 
 def _settle(future: Future, *, result: object = None, error: BaseException | None = None) -> Callable[[], None]:
     """A callback that resolves ``future`` with ``error`` or ``result``, unless it is done already."""
+
     def settle() -> None:
         if future.done():
             return
@@ -481,6 +528,7 @@ def _settle(future: Future, *, result: object = None, error: BaseException | Non
             future.set_exception(error)
         else:
             future.set_result(result)
+
     return settle
 
 
@@ -488,8 +536,9 @@ def open_serial(port: str, timing) -> serial.Serial:
     """Open a port (device path or pyserial URL) exclusively, with errors that say what to do;
     ``timing`` gives ``baudrate``, ``poll`` (read timeout) and ``write_timeout``."""
     try:
-        return serial.serial_for_url(port, baudrate=timing.baudrate, timeout=timing.poll,
-                                     write_timeout=timing.write_timeout, exclusive=True)
+        return serial.serial_for_url(
+            port, baudrate=timing.baudrate, timeout=timing.poll, write_timeout=timing.write_timeout, exclusive=True
+        )
     except serial.SerialException as err:
         raise PortError(_open_error(err), port=port) from None
     except ValueError as err:

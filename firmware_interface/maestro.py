@@ -24,31 +24,59 @@ SET_TARGET, SET_SPEED, SET_ACCEL = 0x84, 0x87, 0x89
 GET_POSITION, GET_MOVING, GET_ERRORS, GO_HOME = 0x90, 0x93, 0xA1, 0xA2
 STOP_SCRIPT, GET_SCRIPT_STATUS = 0xA4, 0xAE
 
-DATA_BYTES = {SET_TARGET: 3, SET_SPEED: 3, SET_ACCEL: 3, GET_POSITION: 1, GET_MOVING: 0, GET_ERRORS: 0,
-              GO_HOME: 0, STOP_SCRIPT: 0, GET_SCRIPT_STATUS: 0}
+DATA_BYTES = {
+    SET_TARGET: 3,
+    SET_SPEED: 3,
+    SET_ACCEL: 3,
+    GET_POSITION: 1,
+    GET_MOVING: 0,
+    GET_ERRORS: 0,
+    GO_HOME: 0,
+    STOP_SCRIPT: 0,
+    GET_SCRIPT_STATUS: 0,
+}
 REPLY_BYTES = {GET_POSITION: 2, GET_MOVING: 1, GET_ERRORS: 2, GET_SCRIPT_STATUS: 1}
-NAMES = {SET_TARGET: "set target", SET_SPEED: "set speed", SET_ACCEL: "set acceleration",
-         GET_POSITION: "get position", GET_MOVING: "get moving state", GET_ERRORS: "get errors",
-         GO_HOME: "go home", STOP_SCRIPT: "stop script", GET_SCRIPT_STATUS: "get script status"}
+NAMES = {
+    SET_TARGET: "set target",
+    SET_SPEED: "set speed",
+    SET_ACCEL: "set acceleration",
+    GET_POSITION: "get position",
+    GET_MOVING: "get moving state",
+    GET_ERRORS: "get errors",
+    GO_HOME: "go home",
+    STOP_SCRIPT: "stop script",
+    GET_SCRIPT_STATUS: "get script status",
+}
 
-MAX_VALUE = 0x3FFF            # 14 bits: the largest target or speed
+MAX_VALUE = 0x3FFF  # 14 bits: the largest target or speed
 MAX_ACCEL = 255
 MAX_CHANNEL = 0x7F
 
 # The error register: bit -> (name, what it means for a cube rig).
 ERROR_BITS = {
-    0: ("serial signal error", "a byte arrived without its stop bit where expected: the host's baud rate differs "
-                               "from the Maestro's, or noise on the serial line"),
+    0: (
+        "serial signal error",
+        "a byte arrived without its stop bit where expected: the host's baud rate differs "
+        "from the Maestro's, or noise on the serial line",
+    ),
     1: ("serial overrun error", "the Maestro's UART received a byte before it had read the previous one"),
     2: ("serial buffer full", "the Maestro's serial receive buffer filled up and bytes were lost"),
-    3: ("serial CRC error", "a command's CRC byte was wrong and the command was ignored: line noise, or CRC "
-                            "enabled on the Maestro but not on the host"),
-    4: ("serial protocol error", "a malformed command: a data byte where a command byte belonged, an unknown "
-                                 "command, a command cut short by the next one, or a channel the Maestro lacks"),
+    3: (
+        "serial CRC error",
+        "a command's CRC byte was wrong and the command was ignored: line noise, or CRC "
+        "enabled on the Maestro but not on the host",
+    ),
+    4: (
+        "serial protocol error",
+        "a malformed command: a data byte where a command byte belonged, an unknown "
+        "command, a command cut short by the next one, or a channel the Maestro lacks",
+    ),
     5: ("serial timeout", "no valid command within the Maestro's serial timeout, so it sent every servo home"),
     6: ("script stack error", "the Maestro's script overflowed or underflowed its data stack, and stopped"),
-    7: ("script call stack error", "the Maestro's script nested subroutines too deep or returned with none to "
-                                   "return to, and stopped"),
+    7: (
+        "script call stack error",
+        "the Maestro's script nested subroutines too deep or returned with none to return to, and stopped",
+    ),
     8: ("script program counter error", "the Maestro's script jumped outside its program, and stopped"),
 }
 ERROR_MASK = (1 << len(ERROR_BITS)) - 1
@@ -121,8 +149,9 @@ def error_names(bits: int) -> list[str]:
 
 def describe_errors(bits: int) -> str:
     """Every set bit of the error register, named and explained; '' when none."""
-    return "; ".join(f"{name} (bit {bit}): {meaning}" for bit, (name, meaning) in sorted(ERROR_BITS.items())
-                     if bits >> bit & 1)
+    return "; ".join(
+        f"{name} (bit {bit}): {meaning}" for bit, (name, meaning) in sorted(ERROR_BITS.items()) if bits >> bit & 1
+    )
 
 
 def packet_size(command: int, crc: bool) -> int | None:
@@ -135,6 +164,7 @@ def packet_size(command: int, crc: bool) -> int | None:
 @dataclass(frozen=True)
 class Command:
     """A command as the device received it."""
+
     code: int
     data: tuple[int, ...] = ()
 
@@ -170,13 +200,13 @@ class CommandParser:
 
     def _take(self, byte: int) -> Command | None:
         if byte & 0x80:
-            if self._packet:                       # the previous command was cut short
+            if self._packet:  # the previous command was cut short
                 self.errors |= PROTOCOL_ERROR
                 self._packet.clear()
             if byte not in DATA_BYTES:
                 self.errors |= PROTOCOL_ERROR
                 return None
-        elif not self._packet:                     # a data byte where a command byte belonged
+        elif not self._packet:  # a data byte where a command byte belonged
             self.errors |= PROTOCOL_ERROR
             return None
         self._packet.append(byte)

@@ -53,12 +53,12 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class _Job:
-    run: object                     # callable returning the result
+    run: object  # callable returning the result
     future: Future
     motion: Motion | None = None
 
 
-_DEAD = (PortError, DeviceSilent, HandshakeError, DeviceReset)     # these need connect() again
+_DEAD = (PortError, DeviceSilent, HandshakeError, DeviceReset)  # these need connect() again
 
 
 class MaestroLink:
@@ -72,7 +72,7 @@ class MaestroLink:
         self.port, self.channels, self.crc = port, channels, bool(crc)
         self.timing = timing or MaestroTiming()
         self._lock = threading.Lock()
-        self._wake = threading.Event()          # set when a fault is latched: the worker stops napping
+        self._wake = threading.Event()  # set when a fault is latched: the worker stops napping
         self._io: MaestroPort | None = None
         self._jobs: queue.Queue = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -80,10 +80,20 @@ class MaestroLink:
         self._fault: LinkError | None = None
         self._info: dict | None = None
         self._next_mid, self._done_mid = 1, 0
-        self.counters: dict[str, Any] = {"queries": 0, "retries": 0, "missing_replies": 0, "ambiguous_replies": 0,
-                         "implausible_replies": 0, "disagreements": 0, "resends": 0, "serial_errors": 0,
-                         "implausible_errors": 0, "moves_done": 0, "estops": 0,
-                         "error_bits": {name: 0 for name, _ in mp.ERROR_BITS.values()}}
+        self.counters: dict[str, Any] = {
+            "queries": 0,
+            "retries": 0,
+            "missing_replies": 0,
+            "ambiguous_replies": 0,
+            "implausible_replies": 0,
+            "disagreements": 0,
+            "resends": 0,
+            "serial_errors": 0,
+            "implausible_errors": 0,
+            "moves_done": 0,
+            "estops": 0,
+            "error_bits": {name: 0 for name, _ in mp.ERROR_BITS.values()},
+        }
         self.session = MaestroSession(self)
 
     # ------------------------------------------------------------ session
@@ -99,11 +109,13 @@ class MaestroLink:
             self.session.forget()
         self._io = MaestroPort(self.port, self.timing, crc=self.crc, gate=self._gate, counters=self.counters)
         self._jobs = queue.Queue()
-        self._worker = threading.Thread(target=self._work, args=(self._jobs,), name=f"maestro {self.port}",
-                                        daemon=True)
+        self._worker = threading.Thread(target=self._work, args=(self._jobs,), name=f"maestro {self.port}", daemon=True)
         self._worker.start()
-        info = _result(self._submit(self.session.hello, check=False),
-                       self.timing.boot_timeout * 4 + self.channels * self.timing.silence, "no handshake")
+        info = _result(
+            self._submit(self.session.hello, check=False),
+            self.timing.boot_timeout * 4 + self.channels * self.timing.silence,
+            "no handshake",
+        )
         with self._lock:
             self._connected, self._info = True, {"port": self.port, **info}
             return dict(self._info)
@@ -148,7 +160,7 @@ class MaestroLink:
             except LinkError as err:
                 fault = self.latch(err, dead=isinstance(err, _DEAD))
                 self._settle(job, error=fault if job.motion is not None else err)
-            except Exception as err:                  # a bug: fail the job, keep the worker
+            except Exception as err:  # a bug: fail the job, keep the worker
                 log.exception("%s: job failed", self.port)
                 self._settle(job, error=LinkError(f"internal error: {err!r}", port=self.port))
             else:
@@ -208,8 +220,11 @@ class MaestroLink:
 
     def _check_usable(self) -> None:
         if not self._connected:
-            raise self._fault if self._dead and self._fault else LinkError("not connected: call connect() first",
-                                                                           port=self.port)
+            raise (
+                self._fault
+                if self._dead and self._fault
+                else LinkError("not connected: call connect() first", port=self.port)
+            )
         if self._fault is not None:
             raise self._fault
 
@@ -282,8 +297,15 @@ class MaestroLink:
             io = self._io
             if io is None:
                 raise PortError("emergency stop impossible: the port is not open", port=self.port)
-        self.latch(DeviceFault("emergency stop: every servo switched off; clear() to go on (a servo then jumps "
-                               "to its next target at full speed)", code="ESTOP", port=self.port), dead=False)
+        self.latch(
+            DeviceFault(
+                "emergency stop: every servo switched off; clear() to go on (a servo then jumps "
+                "to its next target at full speed)",
+                code="ESTOP",
+                port=self.port,
+            ),
+            dead=False,
+        )
         packets = self.session.off_packets()
         io.write(*packets, urgent=True, then=self.session.mark_off)
         self.counters["estops"] += 1
@@ -307,16 +329,27 @@ class MaestroLink:
     def status(self) -> dict:
         with self._lock:
             fault, io = self._fault, self._io
-            return {"port": self.port, "connected": self._connected and not self._dead,
-                    "healthy": self._connected and fault is None,
-                    "fault": None if fault is None else {"type": type(fault).__name__,
-                                                         "code": getattr(fault, "code", None),
-                                                         "message": str(fault), "done_through": fault.done_through},
-                    "handshake": dict(self._info) if self._info else None, "crc": self.crc,
-                    "targets": dict(self.session.targets), "positions": dict(self.session.positions),
-                    "last_heard_s": round(time.monotonic() - io.last_reply, 4) if io else None,
-                    "backlog": self._jobs.qsize(), "done_through": self._done_mid,
-                    "counters": {**self.counters, "error_bits": dict(self.counters["error_bits"])}}
+            return {
+                "port": self.port,
+                "connected": self._connected and not self._dead,
+                "healthy": self._connected and fault is None,
+                "fault": None
+                if fault is None
+                else {
+                    "type": type(fault).__name__,
+                    "code": getattr(fault, "code", None),
+                    "message": str(fault),
+                    "done_through": fault.done_through,
+                },
+                "handshake": dict(self._info) if self._info else None,
+                "crc": self.crc,
+                "targets": dict(self.session.targets),
+                "positions": dict(self.session.positions),
+                "last_heard_s": round(time.monotonic() - io.last_reply, 4) if io else None,
+                "backlog": self._jobs.qsize(),
+                "done_through": self._done_mid,
+                "counters": {**self.counters, "error_bits": dict(self.counters["error_bits"])},
+            }
 
     # ------------------------------------------------------------ argument checks
 
@@ -327,13 +360,15 @@ class MaestroLink:
 
     def _targets(self, targets) -> dict[int, int]:
         if not isinstance(targets, dict) or not targets:
-            raise ConfigError(f"move() takes a dict {{channel: target in quarter-µs}}, got {targets!r}",
-                              port=self.port)
+            raise ConfigError(f"move() takes a dict {{channel: target in quarter-µs}}, got {targets!r}", port=self.port)
         for channel, target in targets.items():
             self._channel(channel)
             if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target <= mp.MAX_VALUE:
-                raise ConfigError(f"channel {channel}: target must be 0 (off) or a pulse in quarter-µs up to "
-                                  f"{mp.MAX_VALUE}, got {target!r}", port=self.port)
+                raise ConfigError(
+                    f"channel {channel}: target must be 0 (off) or a pulse in quarter-µs up to "
+                    f"{mp.MAX_VALUE}, got {target!r}",
+                    port=self.port,
+                )
         return dict(targets)
 
     def _setting(self, channel: int, value: int, limit: int, what: str) -> None:

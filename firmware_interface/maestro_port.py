@@ -32,19 +32,21 @@ log = logging.getLogger(__name__)
 _GONE: tuple[type[Exception], ...] = (serial.SerialException, OSError)
 try:
     from termios import error as termios_error  # tcflush on a port whose device is gone
+
     _GONE += (termios_error,)
-except ImportError:                               # pragma: no cover - not POSIX
+except ImportError:  # pragma: no cover - not POSIX
     pass
 
 
 class MaestroPort:
     def __init__(self, port: str, timing, *, crc: bool, gate: Callable[[], None], counters: dict):
-        settings = SimpleNamespace(baudrate=timing.baudrate, poll=timing.reply_timeout,
-                                   write_timeout=timing.write_timeout)
+        settings = SimpleNamespace(
+            baudrate=timing.baudrate, poll=timing.reply_timeout, write_timeout=timing.write_timeout
+        )
         self._ser = open_serial(port, settings)
         self.port, self.timing, self.crc, self._gate, self.counters = port, timing, crc, gate, counters
-        self._wlock = threading.Lock()       # one packet at a time on the wire
-        self._io = threading.Lock()          # one query (write, then read its reply) at a time
+        self._wlock = threading.Lock()  # one packet at a time on the wire
+        self._io = threading.Lock()  # one query (write, then read its reply) at a time
         self.last_reply = time.monotonic()
 
     def close(self) -> None:
@@ -74,8 +76,14 @@ class MaestroPort:
 
     # ------------------------------------------------------------ queries
 
-    def ask(self, command: int, *data: int, plausible: Callable[[bytes], bool] = lambda reply: True,
-            urgent: bool = False, silence: float | None = None) -> bytes:
+    def ask(
+        self,
+        command: int,
+        *data: int,
+        plausible: Callable[[bytes], bool] = lambda reply: True,
+        urgent: bool = False,
+        silence: float | None = None,
+    ) -> bytes:
         """One reply to a query, asked as often as needed within ``silence`` seconds."""
         body = mp.packet(command, *data, crc=self.crc)
         size, what = mp.REPLY_BYTES[command], mp.NAMES[command] + (f" {data[0]}" if data else "")
@@ -97,8 +105,15 @@ class MaestroPort:
                 raise DeviceSilent(f"{got} to {what} for {silence:g} s ({tries} tries)", port=self.port)
             self.counters["retries"] += 1
 
-    def read_twice(self, command: int, *data: int, plausible: Callable[[bytes], bool] = lambda reply: True,
-                   urgent: bool = False, silence: float | None = None, tries: int = 16) -> bytes:
+    def read_twice(
+        self,
+        command: int,
+        *data: int,
+        plausible: Callable[[bytes], bool] = lambda reply: True,
+        urgent: bool = False,
+        silence: float | None = None,
+        tries: int = 16,
+    ) -> bytes:
         """A reply that two queries in a row agree on: a stale or damaged one never stands alone."""
         previous = None
         for _ in range(tries):
@@ -108,8 +123,9 @@ class MaestroPort:
             if previous is not None:
                 self.counters["disagreements"] += 1
             previous = reply
-        raise DeviceSilent(f"{tries} replies to {mp.NAMES[command]} never agreed twice in a row: the line is "
-                           f"too noisy", port=self.port)
+        raise DeviceSilent(
+            f"{tries} replies to {mp.NAMES[command]} never agreed twice in a row: the line is too noisy", port=self.port
+        )
 
     def _exchange(self, body: bytes, size: int, urgent: bool) -> tuple[bytes, bool]:
         with self._io:

@@ -12,22 +12,22 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-SPEED_UNIT = 100.0          # quarter-µs per second for one unit of speed (0.25 µs per 10 ms)
-ACCEL_UNIT = 1250.0         # quarter-µs per second² for one unit of acceleration (0.25 µs / 10 ms / 80 ms)
+SPEED_UNIT = 100.0  # quarter-µs per second for one unit of speed (0.25 µs per 10 ms)
+ACCEL_UNIT = 1250.0  # quarter-µs per second² for one unit of acceleration (0.25 µs / 10 ms / 80 ms)
 
 
 @dataclass
 class ServoChannel:
-    home: int                 # quarter-µs sent at start-up, on reset and on go home (0: off)
-    low: int                  # the Maestro's min and max for the channel: targets are clamped into them
+    home: int  # quarter-µs sent at start-up, on reset and on go home (0: off)
+    low: int  # the Maestro's min and max for the channel: targets are clamped into them
     high: int
-    slew: float = 4.0         # how fast the servo itself turns, µs of pulse per ms (0: instantly)
+    slew: float = 4.0  # how fast the servo itself turns, µs of pulse per ms (0: instantly)
     target: int = 0
-    position: float = 0.0     # quarter-µs; 0 while off
-    velocity: float = 0.0     # quarter-µs per second, unsigned
+    position: float = 0.0  # quarter-µs; 0 while off
+    velocity: float = 0.0  # quarter-µs per second, unsigned
     speed: int = 0
     accel: int = 0
-    horn: float = 1500.0      # µs of pulse the horn stands at
+    horn: float = 1500.0  # µs of pulse the horn stands at
     travelling: bool = False
 
     def start(self) -> None:
@@ -46,7 +46,7 @@ class ServoChannel:
             return
         self.target = min(max(value, self.low), self.high)
         if self.position == 0 or not (self.speed or self.accel):
-            self.position = float(self.target)    # after "off" the Maestro has no idea where the servo is
+            self.position = float(self.target)  # after "off" the Maestro has no idea where the servo is
             self.velocity = 0.0
         self.travelling = True
 

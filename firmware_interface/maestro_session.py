@@ -82,26 +82,39 @@ class MaestroSession:
 
     def hello(self) -> dict:
         try:
-            stale = self.read_errors(silence=self.timing.boot_timeout, count=False)     # from before we came
+            stale = self.read_errors(silence=self.timing.boot_timeout, count=False)  # from before we came
         except DeviceSilent:
             raise HandshakeError(
                 f"no answer to get errors (0xA1) within {self.timing.boot_timeout:g} s: no Maestro on this port, "
                 f"the wrong baud rate (a Maestro in UART mode runs at one fixed rate), or CRC enabled on the "
-                f"Maestro but not here (crc={self.link.crc})", port=self.link.port) from None
+                f"Maestro but not here (crc={self.link.crc})",
+                port=self.link.port,
+            ) from None
         if self._protocol_errors_persist():
-            raise HandshakeError("the Maestro flags every command as a serial protocol error: the host sends CRC "
-                                 "bytes but CRC is not enabled on the Maestro (crc=True here), or another program "
-                                 "writes to the port", port=self.link.port)
+            raise HandshakeError(
+                "the Maestro flags every command as a serial protocol error: the host sends CRC "
+                "bytes but CRC is not enabled on the Maestro (crc=True here), or another program "
+                "writes to the port",
+                port=self.link.port,
+            )
         self.script_running = self.io.read_twice(mp.GET_SCRIPT_STATUS, plausible=_flag_ok)[0] == 0
         for channel in range(self.link.channels):
             try:
                 self.position(channel)
             except DeviceSilent:
-                raise HandshakeError(f"channel {channel} does not answer: does this Maestro have "
-                                     f"{self.link.channels} channels?", port=self.link.port) from None
-        return {"dialect": "maestro", "protocol": "compact", "crc": self.link.crc, "channels": self.link.channels,
-                "cleared_errors": mp.error_names(stale), "script_running": self.script_running,
-                "positions": dict(self.positions)}
+                raise HandshakeError(
+                    f"channel {channel} does not answer: does this Maestro have {self.link.channels} channels?",
+                    port=self.link.port,
+                ) from None
+        return {
+            "dialect": "maestro",
+            "protocol": "compact",
+            "crc": self.link.crc,
+            "channels": self.link.channels,
+            "cleared_errors": mp.error_names(stale),
+            "script_running": self.script_running,
+            "positions": dict(self.positions),
+        }
 
     def _protocol_errors_persist(self) -> bool:
         for _ in range(self.timing.protocol_checks):
@@ -124,8 +137,12 @@ class MaestroSession:
         self.check_errors()
         self.link.finished(motion)
         self.link.counters["moves_done"] += 1
-        return {"mid": motion.mid, "command": motion.command, "positions": {ch: self.positions[ch] for ch in targets},
-                "resends": resends}
+        return {
+            "mid": motion.mid,
+            "command": motion.command,
+            "positions": {ch: self.positions[ch] for ch in targets},
+            "resends": resends,
+        }
 
     def setting(self, motion, channel: int, value: int, kind: str) -> dict:
         (self.speeds if kind == "speed" else self.accels)[channel] = value
@@ -141,7 +158,7 @@ class MaestroSession:
         sent = self._now()
         motion.received.set_result(True)
         after = self._resting()
-        self.io.write(then=lambda: self.targets.update(after))     # no bytes: ordered against an e-stop
+        self.io.write(then=lambda: self.targets.update(after))  # no bytes: ordered against an e-stop
         self._wait_servos({ch: self._travel(before[ch], after[ch]) for ch in after}, sent)
         self.check_errors()
         self.link.finished(motion)
@@ -152,9 +169,14 @@ class MaestroSession:
         positions = {ch: self.position(ch) for ch in range(self.link.channels)}
         moving = self.moving()
         bits = self.check_errors()
-        return {"positions": positions, "moving": moving, "targets": dict(self.targets),
-                "errors": mp.error_names(bits), "script_running": self.script_running,
-                "done_through": self.link.done_through}
+        return {
+            "positions": positions,
+            "moving": moving,
+            "targets": dict(self.targets),
+            "errors": mp.error_names(bits),
+            "script_running": self.script_running,
+            "done_through": self.link.done_through,
+        }
 
     # ------------------------------------------------------------ move steps
 
@@ -177,8 +199,9 @@ class MaestroSession:
         deadline = self._now() + 2 * self._ramp_time(targets, start) + self.timing.move_margin
         while pending:
             if self._now() > deadline:
-                late = ", ".join(f"channel {ch} at {_us(self.positions.get(ch, 0))} (target {_us(t)})"
-                                 for ch, t in pending.items())
+                late = ", ".join(
+                    f"channel {ch} at {_us(self.positions.get(ch, 0))} (target {_us(t)})" for ch, t in pending.items()
+                )
                 raise DeviceFault(f"the move did not finish in time: {late}", code="TIMEOUT", port=self.link.port)
             if self.moving():
                 self.link.nap(self.timing.poll)
@@ -188,7 +211,7 @@ class MaestroSession:
                 if position == target:
                     del pending[channel]
                 elif seen.get(channel) != position:
-                    seen[channel] = position          # is it still on its way? look again after a servo period
+                    seen[channel] = position  # is it still on its way? look again after a servo period
                 else:
                     sent = self._send_again(channel, target, position, tries, travel)
                     seen.pop(channel)
@@ -199,13 +222,22 @@ class MaestroSession:
     def _send_again(self, channel: int, target: int, position: int, tries: dict, travel: dict) -> float:
         tries[channel] += 1
         if tries[channel] > self.timing.resends:
-            self.targets[channel] = position          # where the Maestro holds it now, for later checks
-            raise DeviceFault(f"channel {channel} stays at {_us(position)} instead of {_us(target)} after "
-                              f"{self.timing.resends} resends (is the target outside the channel's min/max set in "
-                              f"the Maestro? it clamps targets to them)", code="TARGET", port=self.link.port)
+            self.targets[channel] = position  # where the Maestro holds it now, for later checks
+            raise DeviceFault(
+                f"channel {channel} stays at {_us(position)} instead of {_us(target)} after "
+                f"{self.timing.resends} resends (is the target outside the channel's min/max set in "
+                f"the Maestro? it clamps targets to them)",
+                code="TARGET",
+                port=self.link.port,
+            )
         self.link.counters["resends"] += 1
-        log.info("%s: channel %d settled at %s, not %s: target sent again", self.link.port, channel,
-                 _us(position), _us(target))
+        log.info(
+            "%s: channel %d settled at %s, not %s: target sent again",
+            self.link.port,
+            channel,
+            _us(position),
+            _us(target),
+        )
         travel[channel] = max(travel[channel], abs(target - position) / 4 if target and position else 0.0)
         return self.send({channel: target})
 
@@ -221,9 +253,11 @@ class MaestroSession:
                     continue
                 again = self.position(channel)
                 if again == position:
-                    raise DeviceReset(f"the servo controller reset: channel {channel} went to {_us(position)} while "
-                                      f"it was held at {_us(target)}: connect() again and bring the rig home",
-                                      port=self.link.port)
+                    raise DeviceReset(
+                        f"the servo controller reset: channel {channel} went to {_us(position)} while "
+                        f"it was held at {_us(target)}: connect() again and bring the rig home",
+                        port=self.link.port,
+                    )
                 position = again
             found[channel] = position
         return found
@@ -273,9 +307,13 @@ class MaestroSession:
         if bits & mp.SCRIPT_ERRORS:
             self._script_errors(bits)
         if bits & mp.PROTOCOL_ERROR and self._protocol_errors_persist():
-            raise DeviceFault(f"the Maestro keeps reporting: {mp.describe_errors(mp.PROTOCOL_ERROR)} (every "
-                              f"re-read shows it again: a CRC setting that differs from the Maestro's, or another "
-                              f"program writing to the port)", code="PROTOCOL", port=self.link.port)
+            raise DeviceFault(
+                f"the Maestro keeps reporting: {mp.describe_errors(mp.PROTOCOL_ERROR)} (every "
+                f"re-read shows it again: a CRC setting that differs from the Maestro's, or another "
+                f"program writing to the port)",
+                code="PROTOCOL",
+                port=self.link.port,
+            )
         return bits
 
     def _script_errors(self, bits: int) -> None:
@@ -283,12 +321,18 @@ class MaestroSession:
         stopped = self.script_running and self.io.read_twice(mp.GET_SCRIPT_STATUS, plausible=_flag_ok)[0] == 1
         if not stopped:
             self.link.counters["implausible_errors"] += 1
-            log.warning("%s: ignored script error bits 0x%03x: no script stopped (a damaged reply)",
-                        self.link.port, bits & mp.SCRIPT_ERRORS)
+            log.warning(
+                "%s: ignored script error bits 0x%03x: no script stopped (a damaged reply)",
+                self.link.port,
+                bits & mp.SCRIPT_ERRORS,
+            )
             return
         self.script_running = False
-        raise DeviceFault(f"the Maestro's script stopped: {mp.describe_errors(bits & mp.SCRIPT_ERRORS)}",
-                          code="SCRIPT", port=self.link.port)
+        raise DeviceFault(
+            f"the Maestro's script stopped: {mp.describe_errors(bits & mp.SCRIPT_ERRORS)}",
+            code="SCRIPT",
+            port=self.link.port,
+        )
 
     # ------------------------------------------------------------ e-stop (runs on the caller's thread)
 
@@ -304,17 +348,29 @@ class MaestroSession:
         deadline = started + self.timing.estop_timeout
         try:
             while True:
-                positions = {ch: mp.word(io.read_twice(mp.GET_POSITION, ch, plausible=_position_ok, urgent=True,
-                                                     silence=self.timing.estop_timeout))
-                             for ch in range(self.link.channels)}
+                positions = {
+                    ch: mp.word(
+                        io.read_twice(
+                            mp.GET_POSITION, ch, plausible=_position_ok, urgent=True, silence=self.timing.estop_timeout
+                        )
+                    )
+                    for ch in range(self.link.channels)
+                }
                 self.positions.update(positions)
                 if not any(positions.values()):
-                    future.set_result({"written_s": round(written_s, 6),
-                                       "confirmed_s": round(self._now() - started, 6), "positions": positions})
+                    future.set_result(
+                        {
+                            "written_s": round(written_s, 6),
+                            "confirmed_s": round(self._now() - started, 6),
+                            "positions": positions,
+                        }
+                    )
                     return
                 if self._now() > deadline:
-                    raise AckTimeout(f"e-stop not confirmed within {self.timing.estop_timeout:g} s: still "
-                                     f"{positions}", port=self.link.port)
+                    raise AckTimeout(
+                        f"e-stop not confirmed within {self.timing.estop_timeout:g} s: still {positions}",
+                        port=self.link.port,
+                    )
                 io.write(*packets, urgent=True)
                 time.sleep(self.timing.estop_retry)
         except LinkError as err:

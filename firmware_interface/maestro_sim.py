@@ -27,8 +27,8 @@ from .faults import Channel, FaultConfig
 from .maestro_servo import ServoChannel
 from .pty_device import PtyBoard, read_into, write_from
 
-DEFAULT_HOME = 6000                    # 1500 µs
-DEFAULT_LIMITS = (3968, 8000)          # 992..2000 µs, the Maestro's factory range
+DEFAULT_HOME = 6000  # 1500 µs
+DEFAULT_LIMITS = (3968, 8000)  # 992..2000 µs, the Maestro's factory range
 
 
 class SimulatedMaestro(PtyBoard):
@@ -38,10 +38,19 @@ class SimulatedMaestro(PtyBoard):
 
     board_name = "simulated-maestro"
 
-    def __init__(self, *, channels: int = 6, mechanism=None, faults: dict | FaultConfig | None = None,
-                 crc: bool = False, homes: dict[int, int] | None = None,
-                 limits: dict[int, tuple[int, int]] | None = None, slew_us_per_ms: float = 4.0,
-                 script: bool = False, seed: int | None = None):
+    def __init__(
+        self,
+        *,
+        channels: int = 6,
+        mechanism=None,
+        faults: dict | FaultConfig | None = None,
+        crc: bool = False,
+        homes: dict[int, int] | None = None,
+        limits: dict[int, tuple[int, int]] | None = None,
+        slew_us_per_ms: float = 4.0,
+        script: bool = False,
+        seed: int | None = None,
+    ):
         self.faults = FaultConfig.from_config(faults)
         if self.faults.stall or self.faults.limit:
             raise ConfigError("simulator faults: a Maestro has no stall or limit switches (stall, limit)")
@@ -50,8 +59,15 @@ class SimulatedMaestro(PtyBoard):
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
         self.crc, self.script, self.mechanism = crc, script, mechanism
         homes, limits = homes or {}, limits or {}
-        self._servos = [ServoChannel(homes.get(ch, DEFAULT_HOME), *limits.get(ch, DEFAULT_LIMITS), slew_us_per_ms,
-                                     horn=(homes.get(ch) or DEFAULT_HOME) / 4) for ch in range(channels)]
+        self._servos = [
+            ServoChannel(
+                homes.get(ch, DEFAULT_HOME),
+                *limits.get(ch, DEFAULT_LIMITS),
+                slew_us_per_ms,
+                horn=(homes.get(ch) or DEFAULT_HOME) / 4,
+            )
+            for ch in range(channels)
+        ]
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._to_device = Channel(self.faults.to_device, self._rng)
@@ -64,8 +80,8 @@ class SimulatedMaestro(PtyBoard):
         self._inbuf, self._outbuf = bytearray(), bytearray()
         self._told: dict[int, float | None] = {}
         self._tripped: set[str] = set()
-        self.commands: list[tuple[float, mp.Command]] = []     # every command executed, with its time
-        self.off_times: list[float] = []                        # when a channel was switched off (target 0)
+        self.commands: list[tuple[float, mp.Command]] = []  # every command executed, with its time
+        self.off_times: list[float] = []  # when a channel was switched off (target 0)
         self.moves_done = 0
         self.resets = 0
         self._boot()
@@ -91,12 +107,21 @@ class SimulatedMaestro(PtyBoard):
 
     def info(self) -> dict:
         with self._lock:
-            return {"path": self.path, "targets": [s.target for s in self._servos],
-                    "positions": [s.reported for s in self._servos], "horns": [s.horn for s in self._servos],
-                    "speeds": [s.speed for s in self._servos], "accels": [s.accel for s in self._servos],
-                    "errors": self._errors(), "moves_done": self.moves_done, "resets": self.resets,
-                    "script_running": self._script_running, "commands": len(self.commands),
-                    "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
+            return {
+                "path": self.path,
+                "targets": [s.target for s in self._servos],
+                "positions": [s.reported for s in self._servos],
+                "horns": [s.horn for s in self._servos],
+                "speeds": [s.speed for s in self._servos],
+                "accels": [s.accel for s in self._servos],
+                "errors": self._errors(),
+                "moves_done": self.moves_done,
+                "resets": self.resets,
+                "script_running": self._script_running,
+                "commands": len(self.commands),
+                "to_device": dict(self._to_device.counts),
+                "to_host": dict(self._to_host.counts),
+            }
 
     def reset(self) -> None:
         """Start afresh (power glitch, watchdog): every channel to its home, limits and errors cleared."""
@@ -131,8 +156,9 @@ class SimulatedMaestro(PtyBoard):
     def _execute(self, command: mp.Command, now: float) -> None:
         self.commands.append((now, command))
         code = command.code
-        if code in (mp.SET_TARGET, mp.SET_SPEED, mp.SET_ACCEL, mp.GET_POSITION) and \
-                command.channel >= len(self._servos):
+        if code in (mp.SET_TARGET, mp.SET_SPEED, mp.SET_ACCEL, mp.GET_POSITION) and command.channel >= len(
+            self._servos
+        ):
             self._parser.errors |= mp.PROTOCOL_ERROR
             return
         if code == mp.SET_TARGET:
@@ -172,8 +198,11 @@ class SimulatedMaestro(PtyBoard):
         self._told = horns
 
     def _after_move(self) -> None:
-        for key, act in (("reset_after", self._boot), ("silent_after", self._go_silent),
-                         ("close_after", self._close_master)):
+        for key, act in (
+            ("reset_after", self._boot),
+            ("silent_after", self._go_silent),
+            ("close_after", self._close_master),
+        ):
             limit = getattr(self.faults, key)
             if limit is not None and self.moves_done >= limit and key not in self._tripped:
                 self._tripped.add(key)
@@ -222,13 +251,13 @@ class SimulatedMaestro(PtyBoard):
             if size is not None and end >= size:
                 end = size
             elif end == len(buf) and size is not None:
-                break                                # the rest of this packet is still on its way
+                break  # the rest of this packet is still on its way
             frames.append(bytes(buf[:end]))
             del buf[:end]
         return frames
 
 
-if __name__ == "__main__":        # pragma: no cover - manual use: print the path, run until Ctrl-C
+if __name__ == "__main__":  # pragma: no cover - manual use: print the path, run until Ctrl-C
     sim = SimulatedMaestro()
     print(sim.start(), flush=True)
     try:

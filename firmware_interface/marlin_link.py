@@ -73,14 +73,15 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class MarlinTiming:
     """Everything MarlinLink waits for, in seconds."""
+
     baudrate: int = 115200
-    boot_timeout: float = 5.0       # connect(): the board's bootloader and banner take up to ~2 s
-    sync_interval: float = 0.5      # repeat M110 this often during connect
-    settle: float = 0.1             # after the handshake ok: late oks of repeated M110s are ignored
-    probe_after: float = 0.4        # nothing heard with lines awaiting ok: send the oldest again
-    silence: float = 2.0            # DeviceSilent after this long without a reply
-    busy_silence: float = 5.0       # ... or this long after ``busy: processing``
-    reopen_pause: float = 0.1       # between closing and reopening the port (a reset by DTR needs it)
+    boot_timeout: float = 5.0  # connect(): the board's bootloader and banner take up to ~2 s
+    sync_interval: float = 0.5  # repeat M110 this often during connect
+    settle: float = 0.1  # after the handshake ok: late oks of repeated M110s are ignored
+    probe_after: float = 0.4  # nothing heard with lines awaiting ok: send the oldest again
+    silence: float = 2.0  # DeviceSilent after this long without a reply
+    busy_silence: float = 5.0  # ... or this long after ``busy: processing``
+    reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
     estop_retry: float = 0.05
     estop_timeout: float = 0.5
     query_timeout: float = 2.0
@@ -93,8 +94,8 @@ class _Line:
     n: int
     text: str
     motion: Motion | None = None
-    role: str = ""                  # "received" (the G1 of a move) or "completed"
-    future: Future | None = None    # query(): M114's position
+    role: str = ""  # "received" (the G1 of a move) or "completed"
+    future: Future | None = None  # query(): M114's position
 
 
 class MarlinLink(LinePort):
@@ -103,8 +104,17 @@ class MarlinLink(LinePort):
     thread_name = "marlin"
     timing: MarlinTiming
 
-    def __init__(self, port: str, *, axes: dict[str, str] | None = None, units_per_quarter: float = 90.0,
-                 feed: float = 27000.0, timing: MarlinTiming | None = None, buffer: int = 4, history: int = 512):
+    def __init__(
+        self,
+        port: str,
+        *,
+        axes: dict[str, str] | None = None,
+        units_per_quarter: float = 90.0,
+        feed: float = 27000.0,
+        timing: MarlinTiming | None = None,
+        buffer: int = 4,
+        history: int = 512,
+    ):
         if not isinstance(port, str) or not port:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
         self.axes = dict(axes or DEFAULT_AXES)
@@ -122,8 +132,16 @@ class MarlinLink(LinePort):
         self._info: dict | None = None
         self._banner: str | None = None
         self._next_mid, self._done_mid = 1, 0
-        self.counters = {"lines_sent": 0, "lines_confirmed": 0, "resends": 0, "line_errors": 0, "probes": 0,
-                         "busy": 0, "stray_oks": 0, "motions_done": 0}
+        self.counters = {
+            "lines_sent": 0,
+            "lines_confirmed": 0,
+            "resends": 0,
+            "line_errors": 0,
+            "probes": 0,
+            "busy": 0,
+            "stray_oks": 0,
+            "motions_done": 0,
+        }
         self._reset_session(0.0)
 
     def _reset_session(self, now: float) -> None:
@@ -136,7 +154,7 @@ class MarlinLink(LinePort):
         self._unsent: deque[_Line] = deque()
         self._unconf: deque[_Line] = deque()
         self._history: dict[int, _Line] = {}
-        self._estop: list | None = None          # [future, sent at, next retry]
+        self._estop: list | None = None  # [future, sent at, next retry]
         self._position: dict | None = None
         self._rx = bytearray()
 
@@ -146,6 +164,7 @@ class MarlinLink(LinePort):
         def settle():
             if future is not None and not future.done():
                 future.set_exception(error) if error is not None else future.set_result(value)
+
         self._after.append(settle)
 
     def _on_raw_line(self, raw: bytes, now: float) -> None:
@@ -177,8 +196,10 @@ class MarlinLink(LinePort):
         elif reply.kind == "error":
             self._on_error(reply, now)
         elif reply.kind == "start" and self._connected:
-            self._fail(DeviceReset("the board reset (start banner): queued moves are lost, connect() again",
-                                   port=self.port), dead=True)
+            self._fail(
+                DeviceReset("the board reset (start banner): queued moves are lost, connect() again", port=self.port),
+                dead=True,
+            )
         self._pump(now)
 
     def _handshake_reply(self, reply, now: float) -> None:
@@ -187,7 +208,7 @@ class MarlinLink(LinePort):
             self._hello = None
             self._hold_until = now + self.timing.settle
         elif reply.kind in ("start", "banner"):
-            self._hello_due = now + 0.05          # it just booted: greet it once the banner is out
+            self._hello_due = now + 0.05  # it just booted: greet it once the banner is out
 
     def _on_ok(self, reply) -> None:
         if reply.n is not None:
@@ -197,7 +218,7 @@ class MarlinLink(LinePort):
             while self._unsent and self._unsent[0].n <= reply.n:
                 self._confirm(self._unsent.popleft())
         elif self._advanced:
-            pass                                  # the ok after a Resend: no line of ours
+            pass  # the ok after a Resend: no line of ours
         elif self._swallow:
             self._swallow -= 1
         elif self._unconf and time.monotonic() >= self._hold_until:
@@ -208,10 +229,10 @@ class MarlinLink(LinePort):
     def _on_resend(self, n: int | None) -> None:
         self.counters["resends"] += 1
         if n is None or not 1 <= n <= self._next_n:
-            return                                # misread: the next Resend will say it again
+            return  # misread: the next Resend will say it again
         if n <= self._received_n:
-            return                                # an old Resend doubled by the line: "ok N" said n arrived
-        if self._probing:                         # answering our probe: Marlin was idle, all before n ran
+            return  # an old Resend doubled by the line: "ok N" said n arrived
+        if self._probing:  # answering our probe: Marlin was idle, all before n ran
             while self._unconf and self._unconf[0].n < n:
                 self._confirm(self._unconf.popleft())
             self._probing, self._swallow = False, 0
@@ -221,8 +242,9 @@ class MarlinLink(LinePort):
         first = again[0].n if again else (self._unsent[0].n if self._unsent else self._next_n)
         older = [self._history[k] for k in range(n, first) if k in self._history]
         if len(older) != first - n:
-            return self._fail(LinkError(f"Marlin asks for line {n} again, which is no longer kept", port=self.port),
-                              dead=True)
+            return self._fail(
+                LinkError(f"Marlin asks for line {n} again, which is no longer kept", port=self.port), dead=True
+            )
         self._unconf = deque(line for line in self._unconf if line.n < n)
         self._unsent.extendleft(reversed([_Line(o.n, o.text) for o in older] + again))
 
@@ -237,8 +259,12 @@ class MarlinLink(LinePort):
                 self._resolve(future, {"acknowledged_s": round(now - sent, 4), "done_through": self._done_mid})
                 self._estop = None
                 return
-            return self._fail(DeviceFault(f"Marlin halted: {reply.text} (reset the board, then connect())",
-                                          code="HALTED", port=self.port), dead=False)
+            return self._fail(
+                DeviceFault(
+                    f"Marlin halted: {reply.text} (reset the board, then connect())", code="HALTED", port=self.port
+                ),
+                dead=False,
+            )
         self._fail(DeviceFault(f"Marlin reported: Error:{reply.text}", code="ERROR", port=self.port), dead=False)
 
     def _confirm(self, line: _Line) -> None:
@@ -257,8 +283,13 @@ class MarlinLink(LinePort):
     # ------------------------------------------------------------ sending, timers, faults
 
     def _pump(self, now: float) -> None:
-        while (self._unsent and len(self._unconf) < self.buffer and now >= self._hold_until
-               and self._fault is None and self._connected):
+        while (
+            self._unsent
+            and len(self._unconf) < self.buffer
+            and now >= self._hold_until
+            and self._fault is None
+            and self._connected
+        ):
             line = self._unsent.popleft()
             if not self._unconf:
                 self._waiting_since = now
@@ -277,8 +308,13 @@ class MarlinLink(LinePort):
             return
         quiet = now - max(self._last_rx, self._waiting_since)
         if quiet > self._silence_limit():
-            self._fail(DeviceSilent(f"no reply for {quiet:.1f} s with line {self._unconf[0].n} "
-                                    f"({self._unconf[0].text}) unanswered", port=self.port), dead=True)
+            self._fail(
+                DeviceSilent(
+                    f"no reply for {quiet:.1f} s with line {self._unconf[0].n} ({self._unconf[0].text}) unanswered",
+                    port=self.port,
+                ),
+                dead=True,
+            )
         elif not self._busy and quiet > self.timing.probe_after and now - self._last_probe > self.timing.probe_after:
             line, self._last_probe, self._probing, self._swallow = self._unconf[0], now, True, 0
             self.counters["probes"] += 1
@@ -301,8 +337,9 @@ class MarlinLink(LinePort):
         future, sent, retry = self._estop
         if now - sent > self.timing.estop_timeout:
             self._estop = None
-            self._resolve(future, error=AckTimeout(f"M112 not confirmed within {self.timing.estop_timeout} s",
-                                                   port=self.port))
+            self._resolve(
+                future, error=AckTimeout(f"M112 not confirmed within {self.timing.estop_timeout} s", port=self.port)
+            )
         elif now >= retry:
             self._estop[2] = now + self.timing.estop_retry
             self._write(b"M112\n")
@@ -323,8 +360,9 @@ class MarlinLink(LinePort):
         if dead and self._hello is not None:
             self._resolve(self._hello, error=err)
 
-    def _queue(self, text: str, motion: Motion | None = None, role: str = "completed",
-               future: Future | None = None) -> None:
+    def _queue(
+        self, text: str, motion: Motion | None = None, role: str = "completed", future: Future | None = None
+    ) -> None:
         line = _Line(self._next_n, text, motion, role, future)
         self._next_n += 1
         self._history[line.n] = line
@@ -351,14 +389,26 @@ class MarlinLink(LinePort):
         except TimeoutError:
             with self._lock:
                 self._hello = None
-            raise HandshakeError(f"no ok to M110 within {self.timing.boot_timeout} s (not Marlin, wrong baud "
-                                 f"rate, or halted: press reset)", port=self.port) from None
+            raise HandshakeError(
+                f"no ok to M110 within {self.timing.boot_timeout} s (not Marlin, wrong baud "
+                f"rate, or halted: press reset)",
+                port=self.port,
+            ) from None
         with self._lock:
             self._connected = True
             self._queue("G91")
-            self._info = {"port": self.port, "protocol": 1, "dialect": "marlin", "firmware": self._banner,
-                          "motors": list(self.axes), "axes": dict(self.axes), "window": self.buffer,
-                          "units_per_quarter": self.units_per_quarter, "feed": self.feed, "boot_id": None}
+            self._info = {
+                "port": self.port,
+                "protocol": 1,
+                "dialect": "marlin",
+                "firmware": self._banner,
+                "motors": list(self.axes),
+                "axes": dict(self.axes),
+                "window": self.buffer,
+                "units_per_quarter": self.units_per_quarter,
+                "feed": self.feed,
+                "boot_id": None,
+            }
             return dict(self._info)
 
     @property
@@ -412,10 +462,17 @@ class MarlinLink(LinePort):
         pair = isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], (tuple, list))
         turns = [tuple(t) for t in entry] if pair else [tuple(entry)]
         for turn in turns:
-            if len(turn) != 2 or turn[0] not in self.axes or isinstance(turn[1], bool) or \
-                    not isinstance(turn[1], int) or not turn[1] or abs(turn[1]) > 2:
-                raise ConfigError(f"plan entry {entry!r}: give (face, quarter turns ±1/±2) or a pair of them",
-                                  port=self.port)
+            if (
+                len(turn) != 2
+                or turn[0] not in self.axes
+                or isinstance(turn[1], bool)
+                or not isinstance(turn[1], int)
+                or not turn[1]
+                or abs(turn[1]) > 2
+            ):
+                raise ConfigError(
+                    f"plan entry {entry!r}: give (face, quarter turns ±1/±2) or a pair of them", port=self.port
+                )
         if pair and OPPOSITE.get(turns[0][0]) != turns[1][0]:
             raise ConfigError(f"{turns[0][0]} and {turns[1][0]} are not opposite faces", port=self.port)
         return turns
@@ -457,8 +514,10 @@ class MarlinLink(LinePort):
             self._write(b"M112\n")
             self._estop = [future, now, now + self.timing.estop_retry]
             self._halted = True
-            self._fail(DeviceFault("emergency stop (M112): Marlin is halted until reset", code="ESTOP",
-                                   port=self.port), dead=False)
+            self._fail(
+                DeviceFault("emergency stop (M112): Marlin is halted until reset", code="ESTOP", port=self.port),
+                dead=False,
+            )
         self._run_after()
         return future.result() if wait else future
 
@@ -477,9 +536,13 @@ class MarlinLink(LinePort):
     def clear(self, timeout: float | None = None) -> dict:
         with self._lock:
             if self._halted:
-                raise DeviceFault("Marlin is halted (M112 or kill()) and ignores everything until it is reset: "
-                                  "press reset or power-cycle the board, then connect() (reopening the port "
-                                  "resets most boards); home afterwards", code="HALTED", port=self.port)
+                raise DeviceFault(
+                    "Marlin is halted (M112 or kill()) and ignores everything until it is reset: "
+                    "press reset or power-cycle the board, then connect() (reopening the port "
+                    "resets most boards); home afterwards",
+                    code="HALTED",
+                    port=self.port,
+                )
             if self._dead or not self._connected:
                 raise self._fault or LinkError("not connected: call connect() first", port=self.port)
             self._fault = None
@@ -488,15 +551,28 @@ class MarlinLink(LinePort):
     def status(self) -> dict:
         with self._lock:
             fault = self._fault
-            return {"port": self.port, "connected": self._connected and not self._dead,
-                    "healthy": self._connected and fault is None, "halted": self._halted,
-                    "fault": None if fault is None else {"type": type(fault).__name__,
-                                                         "code": getattr(fault, "code", None),
-                                                         "message": str(fault), "done_through": fault.done_through},
-                    "handshake": dict(self._info) if self._info else None,
-                    "last_heard_s": round(time.monotonic() - self._last_rx, 4) if self._connected else None,
-                    "in_flight": len(self._unconf), "backlog": len(self._unsent), "done_through": self._done_mid,
-                    "next_line": self._next_n, "advanced_ok": self._advanced, "counters": dict(self.counters)}
+            return {
+                "port": self.port,
+                "connected": self._connected and not self._dead,
+                "healthy": self._connected and fault is None,
+                "halted": self._halted,
+                "fault": None
+                if fault is None
+                else {
+                    "type": type(fault).__name__,
+                    "code": getattr(fault, "code", None),
+                    "message": str(fault),
+                    "done_through": fault.done_through,
+                },
+                "handshake": dict(self._info) if self._info else None,
+                "last_heard_s": round(time.monotonic() - self._last_rx, 4) if self._connected else None,
+                "in_flight": len(self._unconf),
+                "backlog": len(self._unsent),
+                "done_through": self._done_mid,
+                "next_line": self._next_n,
+                "advanced_ok": self._advanced,
+                "counters": dict(self.counters),
+            }
 
     def close(self) -> None:
         with self._lock:

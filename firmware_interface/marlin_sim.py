@@ -30,10 +30,14 @@ from .firmware import VirtualCube
 from .gcode import AXIS_LETTERS, DEFAULT_AXES, checksum, split_numbered
 from .pty_device import PtyBoard, lines_from, read_into, write_from
 
-_MAX_LINE = 256            # junk this long with no line end is passed on for the parser to refuse
+_MAX_LINE = 256  # junk this long with no line end is passed on for the parser to refuse
 
-BANNER = ("start", "echo:Marlin 2.1.2", "echo: Last Updated: 2023-09-23 | Author: (robotd simulator)",
-          "echo: Free Memory: 4096  PlannerBufferBytes: 1408")
+BANNER = (
+    "start",
+    "echo:Marlin 2.1.2",
+    "echo: Last Updated: 2023-09-23 | Author: (robotd simulator)",
+    "echo: Free Memory: 4096  PlannerBufferBytes: 1408",
+)
 
 
 class SimulatedMarlin(PtyBoard):
@@ -41,10 +45,20 @@ class SimulatedMarlin(PtyBoard):
 
     board_name = "simulated-marlin"
 
-    def __init__(self, *, faults: dict | FaultConfig | None = None, axes: dict[str, str] | None = None,
-                 units_per_quarter: float = 90.0, planner: int = 16, busy_ms: float = 1000.0,
-                 advanced_ok: bool = False, reset_on_open: bool = True, boot_ms: float = 0.0,
-                 state: str | None = None, seed: int | None = None):
+    def __init__(
+        self,
+        *,
+        faults: dict | FaultConfig | None = None,
+        axes: dict[str, str] | None = None,
+        units_per_quarter: float = 90.0,
+        planner: int = 16,
+        busy_ms: float = 1000.0,
+        advanced_ok: bool = False,
+        reset_on_open: bool = True,
+        boot_ms: float = 0.0,
+        state: str | None = None,
+        seed: int | None = None,
+    ):
         self.faults = FaultConfig.from_config(faults)
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
         self._face = {axis: face for face, axis in (axes or DEFAULT_AXES).items()}
@@ -61,8 +75,8 @@ class SimulatedMarlin(PtyBoard):
         self._thread: threading.Thread | None = None
         self._attached = self._silent = self._closed = False
         self._inbuf, self._outbuf = bytearray(), bytearray()
-        self.accepted: list[tuple[int | None, str]] = []     # every executed line (number, command)
-        self.moves_done: list[dict[str, float]] = []         # every finished move (axis -> delta)
+        self.accepted: list[tuple[int | None, str]] = []  # every executed line (number, command)
+        self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> delta)
         self.kill_times: list[float] = []
         self.line_errors = 0
         self._triggers = DeviceTriggers(self.faults)
@@ -87,10 +101,20 @@ class SimulatedMarlin(PtyBoard):
 
     def info(self) -> dict:
         with self._lock:
-            return {"path": self.path, "last_line": self._last_n, "halted": self._halted, "relative": self._relative,
-                    "enabled": self._enabled, "planned": len(self._planner), "lines": len(self.accepted),
-                    "moves": len(self.moves_done), "line_errors": self.line_errors, "position": dict(self._pos),
-                    "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
+            return {
+                "path": self.path,
+                "last_line": self._last_n,
+                "halted": self._halted,
+                "relative": self._relative,
+                "enabled": self._enabled,
+                "planned": len(self._planner),
+                "lines": len(self.accepted),
+                "moves": len(self.moves_done),
+                "line_errors": self.line_errors,
+                "position": dict(self._pos),
+                "to_device": dict(self._to_device.counts),
+                "to_host": dict(self._to_host.counts),
+            }
 
     def reset(self) -> None:
         """Reboot now (reset button, watchdog): moves in the planner are lost, line numbers forgotten."""
@@ -111,10 +135,10 @@ class SimulatedMarlin(PtyBoard):
         self._planner: deque[tuple[float, dict[str, float]]] = deque()
         self._pos = {axis: 0.0 for axis in self._face}
         self._last_n, self._halted, self._relative, self._enabled = 0, False, False, False
-        self._waiting: tuple | None = None          # ("M400", n) or ("G1", n, deltas, feed)
+        self._waiting: tuple | None = None  # ("M400", n) or ("G1", n, deltas, feed)
         self._feed, self._next_busy = 1000.0, 0.0
         self._booting_until = now + self.boot_s
-        self._pending_banner = True              # printed once booted and someone listens
+        self._pending_banner = True  # printed once booted and someone listens
 
     def _say(self, line: str) -> None:
         self._to_host.push(line.encode("ascii") + b"\n", time.monotonic())
@@ -127,7 +151,7 @@ class SimulatedMarlin(PtyBoard):
 
     def _kill(self, now: float) -> None:
         self._halted, self._waiting = True, None
-        self._planner.clear()                      # steppers stop at once; unfinished moves never finish
+        self._planner.clear()  # steppers stop at once; unfinished moves never finish
         self._rx.clear()
         self.kill_times.append(now)
         self._say("echo:M112 Shutdown")
@@ -137,7 +161,7 @@ class SimulatedMarlin(PtyBoard):
 
     def _receive(self, data: bytes, now: float) -> None:
         for line in data.split(b"\n"):
-            if b"M112" in line:                    # EMERGENCY_PARSER: acted on as it arrives
+            if b"M112" in line:  # EMERGENCY_PARSER: acted on as it arrives
                 if not self._halted:
                     self._kill(now)
                 continue
@@ -190,7 +214,7 @@ class SimulatedMarlin(PtyBoard):
     def _line_error(self, message: str) -> None:
         self.line_errors += 1
         self._say(f"Error:{message}, Last Line: {self._last_n}")
-        self._rx.clear()                           # Marlin empties its receive buffer
+        self._rx.clear()  # Marlin empties its receive buffer
         self._say(f"Resend: {self._last_n + 1}")
         self._say("ok")
 
@@ -204,7 +228,7 @@ class SimulatedMarlin(PtyBoard):
                 return self._line_error("Line Number is not Last Line Number+1")
             if given is None:
                 return self._line_error("No Checksum with line number")
-            if checksum(raw[:raw.rfind("*")]) != given:
+            if checksum(raw[: raw.rfind("*")]) != given:
                 return self._line_error("checksum mismatch")
             self._last_n = n
         elif given is not None:
@@ -236,8 +260,10 @@ class SimulatedMarlin(PtyBoard):
             self._waiting = ("G1", n, deltas, self._feed)
             return
         elif code == "M115":
-            self._say("FIRMWARE_NAME:Marlin 2.1.2 (robotd simulator) SOURCE_CODE_URL:github.com/MarlinFirmware/Marlin "
-                      f"PROTOCOL_VERSION:1.0 MACHINE_TYPE:cube-rig AXIS_COUNT:{len(self._pos)}")
+            self._say(
+                "FIRMWARE_NAME:Marlin 2.1.2 (robotd simulator) SOURCE_CODE_URL:github.com/MarlinFirmware/Marlin "
+                f"PROTOCOL_VERSION:1.0 MACHINE_TYPE:cube-rig AXIS_COUNT:{len(self._pos)}"
+            )
         else:
             self._say(f'echo:Unknown command: "{command}"')
         self._ok(n)
@@ -260,7 +286,7 @@ class SimulatedMarlin(PtyBoard):
             time.sleep(0.001)
 
     def _cycle(self, now: float) -> None:
-        if self._master is None:        # closed; the loop sees _closed next
+        if self._master is None:  # closed; the loop sees _closed next
             return
         events = select.poll()
         events.register(self._master, select.POLLIN)
@@ -305,7 +331,7 @@ def _params(words: list[str]) -> dict[str, float]:
     return out
 
 
-if __name__ == "__main__":        # pragma: no cover - manual use: print the path, run until Ctrl-C
+if __name__ == "__main__":  # pragma: no cover - manual use: print the path, run until Ctrl-C
     sim = SimulatedMarlin()
     print(sim.start(), flush=True)
     try:

@@ -26,8 +26,8 @@ from .framing import (  # noqa: F401
     seq_diff,
 )
 
-PROTOCOL_VERSION = 2          # the highest version spoken here
-PROTOCOL_VERSIONS = (1, 2)    # every version spoken here (host and reference device)
+PROTOCOL_VERSION = 2  # the highest version spoken here
+PROTOCOL_VERSIONS = (1, 2)  # every version spoken here (host and reference device)
 NO_FAULT = "NONE"
 STATES = ("IDLE", "READY", "RUN", "FAULT")
 
@@ -127,6 +127,7 @@ def _kv(fields: dict) -> str:
 @dataclass(frozen=True)
 class Hello:
     """Opens a session; ``seq`` is the first sequence number the host will use."""
+
     proto: int
     session: str
     seq: int
@@ -138,6 +139,7 @@ class Hello:
 @dataclass(frozen=True)
 class Command:
     """A sequenced command: ``verb`` and its arguments, checked by ``parse_step`` on the device."""
+
     seq: int
     verb: str
     args: tuple[str, ...] = ()
@@ -149,6 +151,7 @@ class Command:
 @dataclass(frozen=True)
 class Ping:
     """Host heartbeat; needs no answer."""
+
     token: int
 
     def encode(self) -> bytes:
@@ -203,6 +206,7 @@ def parse_host(frame: Frame) -> HostMessage | DecodeError:
 @dataclass(frozen=True)
 class Boot:
     """Sent once after every reset."""
+
     proto: int
     fw: str
     boot: str
@@ -216,6 +220,7 @@ class HelloReply:
     """Answer to HELLO. A device that does not speak the host's version answers with its own
     ``proto`` and opens no session; the other fields may then be missing. ``plan`` (most turns
     per PLAN frame) and ``rate`` (highest step rate, steps/s) come with a version-2 session."""
+
     session: str
     proto: int
     fw: str | None = None
@@ -237,6 +242,7 @@ class HelloReply:
 @dataclass(frozen=True)
 class Ack:
     """Every sequenced frame up to and including ``seq`` was received and accepted."""
+
     seq: int
 
     def encode(self) -> bytes:
@@ -246,6 +252,7 @@ class Ack:
 @dataclass(frozen=True)
 class Rej:
     """Frame ``seq`` was received but refused (the device is now faulted); earlier ones were received."""
+
     seq: int
     code: str
     detail: str = ""
@@ -257,6 +264,7 @@ class Rej:
 @dataclass(frozen=True)
 class Nak:
     """A frame was lost or damaged; the device expects sequence number ``expected`` next."""
+
     expected: int
     code: str
 
@@ -267,6 +275,7 @@ class Nak:
 @dataclass(frozen=True)
 class Done:
     """Motion ``mid`` and every motion queued before it have finished."""
+
     mid: int
 
     def encode(self) -> bytes:
@@ -276,6 +285,7 @@ class Done:
 @dataclass(frozen=True)
 class FaultReport:
     """The device latched a fault, stopped its motors and emptied its queue."""
+
     code: str
     done: int
     mid: int | None = None
@@ -283,13 +293,15 @@ class FaultReport:
     motor: str | None = None
 
     def encode(self) -> bytes:
-        return encode_frame(f"FAULT {self.code} " + _kv({"done": self.done, "mid": self.mid, "seq": self.seq,
-                                                          "motor": self.motor}))
+        return encode_frame(
+            f"FAULT {self.code} " + _kv({"done": self.done, "mid": self.mid, "seq": self.seq, "motor": self.motor})
+        )
 
 
 @dataclass(frozen=True)
 class Report:
     """Device state: ``HB`` (unprompted heartbeat, ``token`` None) or the answer to ``STATUS token``."""
+
     token: int | None
     boot: str
     state: str
@@ -313,6 +325,7 @@ class Report:
 @dataclass(frozen=True)
 class EstopReply:
     """The emergency stop took effect; ``done`` is the last motion finished before it."""
+
     token: int
     done: int
 
@@ -324,8 +337,19 @@ DeviceMessage = Boot | HelloReply | Ack | Rej | Nak | Done | FaultReport | Repor
 
 _REPORT_REQUIRED = {"boot": _hex8, "state": _state, "rx": _u16, "done": _u16, "q": _u16, "fault": _code}
 _REPORT_OPTIONAL = {"fmid": _u16, "fseq": _u16, "en": _motors, "speed": _u16}
-_HELLO_OPTIONAL = {"fw": _name, "rig": _name, "motors": _motors, "boot": _hex8, "window": _u16,
-                   "queue": _u16, "hb": _u16, "watchdog": _u16, "fault": _code, "plan": _u16, "rate": _u16}
+_HELLO_OPTIONAL = {
+    "fw": _name,
+    "rig": _name,
+    "motors": _motors,
+    "boot": _hex8,
+    "window": _u16,
+    "queue": _u16,
+    "hb": _u16,
+    "watchdog": _u16,
+    "fault": _code,
+    "plan": _u16,
+    "rate": _u16,
+}
 
 
 def _parse_device_tokens(head: str, rest: list[str]) -> DeviceMessage:

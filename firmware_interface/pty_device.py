@@ -12,15 +12,15 @@ import os
 import threading
 import tty
 
-MAX_BACKLOG = 1 << 16      # bytes kept for a host that does not read; more is dropped as on a USB CDC port
+MAX_BACKLOG = 1 << 16  # bytes kept for a host that does not read; more is dropped as on a USB CDC port
 
 
 def open_pty() -> tuple[int, str]:
     """A raw pty pair: (master fd, non-blocking; the slave's device path)."""
     master, slave = os.openpty()
-    tty.setraw(slave)                  # no echo, no line editing, whoever opens it
+    tty.setraw(slave)  # no echo, no line editing, whoever opens it
     path = os.ttyname(slave)
-    os.close(slave)                    # from now on the master sees a hang-up while nobody has it open
+    os.close(slave)  # from now on the master sees a hang-up while nobody has it open
     os.set_blocking(master, False)
     return master, path
 

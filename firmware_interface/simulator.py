@@ -35,24 +35,51 @@ from .steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
 class SimulatedFirmware:
     """A six-motor rig's firmware on a pty. All public methods are thread-safe."""
 
-    def __init__(self, rig: str = "six-axis", timing: MotorTiming | dict | None = None,
-                 faults: FaultConfig | dict | None = None, *, state: str | None = None, size: int = 3,
-                 reset_on_open: bool = False, boot_ms: float = 0.0, heartbeat_ms: int = 100,
-                 watchdog_ms: int = 1000, protocol: int = PROTOCOL_VERSION, min_protocol: int = 1,
-                 firmware: str = "robotd-sim/1.0", window: int = 8, queue: int = 16, plan: int = DEFAULT_PLAN,
-                 rate: int = DEFAULT_RATE, seed: int | None = None):
+    def __init__(
+        self,
+        rig: str = "six-axis",
+        timing: MotorTiming | dict | None = None,
+        faults: FaultConfig | dict | None = None,
+        *,
+        state: str | None = None,
+        size: int = 3,
+        reset_on_open: bool = False,
+        boot_ms: float = 0.0,
+        heartbeat_ms: int = 100,
+        watchdog_ms: int = 1000,
+        protocol: int = PROTOCOL_VERSION,
+        min_protocol: int = 1,
+        firmware: str = "robotd-sim/1.0",
+        window: int = 8,
+        queue: int = 16,
+        plan: int = DEFAULT_PLAN,
+        rate: int = DEFAULT_RATE,
+        seed: int | None = None,
+    ):
         if rig not in RIGS:
             raise ConfigError(f"unknown rig {rig!r} (known: {', '.join(RIGS)})")
         self.faults = FaultConfig.from_config(faults)
         for motor in (*self.faults.stall, *self.faults.limit):
             if motor not in RIGS[rig].motors:
-                raise ConfigError(f"simulator faults: {motor!r} is no motor of a {rig} rig "
-                                  f"({','.join(RIGS[rig].motors)})")
+                raise ConfigError(
+                    f"simulator faults: {motor!r} is no motor of a {rig} rig ({','.join(RIGS[rig].motors)})"
+                )
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
-        self._fw = Firmware(rig=RIGS[rig], timing=MotorTiming.from_config(timing), cube=VirtualCube(state, size),
-                            proto=protocol, min_proto=min_protocol, fw=firmware, window=window, queue=queue,
-                            plan=plan, rate=rate, heartbeat_ms=heartbeat_ms,
-                            watchdog_ms=watchdog_ms, rng=self._rng)
+        self._fw = Firmware(
+            rig=RIGS[rig],
+            timing=MotorTiming.from_config(timing),
+            cube=VirtualCube(state, size),
+            proto=protocol,
+            min_proto=min_protocol,
+            fw=firmware,
+            window=window,
+            queue=queue,
+            plan=plan,
+            rate=rate,
+            heartbeat_ms=heartbeat_ms,
+            watchdog_ms=watchdog_ms,
+            rng=self._rng,
+        )
         self._fw.stalled.update(self.faults.stall)
         self._fw.limit.update(self.faults.limit)
         self.reset_on_open, self.boot_ms = reset_on_open, boot_ms
@@ -61,7 +88,7 @@ class SimulatedFirmware:
         self._to_device = Channel(self.faults.to_device, self._rng)
         self._to_host = Channel(self.faults.to_host, self._rng)
         self._master: int | None = None
-        self._wake_r, self._wake_w = os.pipe()      # lets API calls interrupt the thread's poll
+        self._wake_r, self._wake_w = os.pipe()  # lets API calls interrupt the thread's poll
         os.set_blocking(self._wake_w, False)
         self.path: str | None = None
         self._thread: threading.Thread | None = None
@@ -161,14 +188,26 @@ class SimulatedFirmware:
         """State of the simulator as a plain dict."""
         with self._lock:
             fw = self._fw
-            return {"path": self.path, "rig": fw.rig.name, "boot_id": fw.boot_id, "state": fw.state(),
-                    "fault": fw.fault[0] if fw.fault else None, "attached": self._attached,
-                    "silent": self._silent, "closed": self._closed, "opens": self.opens,
-                    "protocol": fw.session_proto or None, "enabled": sorted(fw.enabled),
-                    "motor_setup": dict(fw.motor_setup), "steps_executed": len(fw.executed),
-                    "queued": len(fw.queue) + (fw.running is not None),
-                    "cube": fw.cube.facelets, "estops": len(fw.estop_times),
-                    "to_device": dict(self._to_device.counts), "to_host": dict(self._to_host.counts)}
+            return {
+                "path": self.path,
+                "rig": fw.rig.name,
+                "boot_id": fw.boot_id,
+                "state": fw.state(),
+                "fault": fw.fault[0] if fw.fault else None,
+                "attached": self._attached,
+                "silent": self._silent,
+                "closed": self._closed,
+                "opens": self.opens,
+                "protocol": fw.session_proto or None,
+                "enabled": sorted(fw.enabled),
+                "motor_setup": dict(fw.motor_setup),
+                "steps_executed": len(fw.executed),
+                "queued": len(fw.queue) + (fw.running is not None),
+                "cube": fw.cube.facelets,
+                "estops": len(fw.estop_times),
+                "to_device": dict(self._to_device.counts),
+                "to_host": dict(self._to_host.counts),
+            }
 
     def _motor_fault(self, motors: set, motor: str, on: bool) -> None:
         if motor not in self._fw.rig.motors:
@@ -197,7 +236,7 @@ class SimulatedFirmware:
         self._fw.power_on(now)
 
     def _run(self) -> None:
-        if self._master is None:        # start() opens the pty before it starts this thread
+        if self._master is None:  # start() opens the pty before it starts this thread
             return
         poller, waker = select.poll(), select.poll()
         poller.register(self._master, select.POLLIN)
@@ -209,7 +248,7 @@ class SimulatedFirmware:
                     return
                 wait = self._cycle(time.monotonic(), poller)
             if not self._attached:
-                waker.poll(5)                # a hung-up master polls ready at once: wait on the wake pipe
+                waker.poll(5)  # a hung-up master polls ready at once: wait on the wake pipe
             elif wait > 0:
                 poller.poll(wait * 1000)
             if waker.poll(0):
@@ -241,8 +280,16 @@ class SimulatedFirmware:
         if attached and not self._silent and not self._closed:
             self._outbuf += out
             self._write()
-        deadlines = [t for t in (fw.next_deadline() if running else None, self._to_device.next_due(),
-                                 self._to_host.next_due(), self._booting_until) if t is not None]
+        deadlines = [
+            t
+            for t in (
+                fw.next_deadline() if running else None,
+                self._to_device.next_due(),
+                self._to_host.next_due(),
+                self._booting_until,
+            )
+            if t is not None
+        ]
         wait = min(deadlines, default=now + 0.05) - now
         return 0.001 if self._outbuf else min(max(wait, 0.0), 0.05)
 
@@ -268,14 +315,26 @@ class SimulatedFirmware:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m firmware_interface.simulator",
-                                description="Run the simulated cube-robot firmware on a pseudo-terminal.")
+    p = argparse.ArgumentParser(
+        prog="python -m firmware_interface.simulator",
+        description="Run the simulated cube-robot firmware on a pseudo-terminal.",
+    )
     p.add_argument("--rig", default="six-axis", help="rig kind (six-axis: one motor per face U R F D L B)")
     for name in ("drop", "corrupt", "duplicate", "delay"):
-        p.add_argument(f"--{name}", type=float, default=0.0, metavar="P",
-                       help=f"probability that a frame is {name}{'ped' if name == 'drop' else 'd'} (each direction)")
-    p.add_argument("--noise", type=float, default=0.0, metavar="P",
-                   help="probability that random bytes (line noise) come ahead of a frame (each direction)")
+        p.add_argument(
+            f"--{name}",
+            type=float,
+            default=0.0,
+            metavar="P",
+            help=f"probability that a frame is {name}{'ped' if name == 'drop' else 'd'} (each direction)",
+        )
+    p.add_argument(
+        "--noise",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="probability that random bytes (line noise) come ahead of a frame (each direction)",
+    )
     p.add_argument("--delay-ms", type=float, default=50.0, help="how long a delayed frame is held")
     for name, default in (("quarter", 80.0), ("half", 130.0), ("home", 300.0), ("settle", 0.0)):
         p.add_argument(f"--{name}-ms", type=float, default=default, help=f"motor timing: {name} (ms)")
@@ -290,8 +349,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state", help="initial cube facelet string (default: solved)")
     p.add_argument("--size", type=int, choices=(2, 3), default=3, help="cube size when --state is not given")
     p.add_argument("--seed", type=int, help="seed for fault injection and boot ids")
-    p.add_argument("--protocol", type=int, choices=(1, 2), default=PROTOCOL_VERSION,
-                   help="highest protocol version spoken (1: a version-1 device)")
+    p.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=PROTOCOL_VERSION,
+        help="highest protocol version spoken (1: a version-1 device)",
+    )
     p.add_argument("--queue", type=int, default=16, help="motion queue capacity (steps)")
     p.add_argument("--link", help="also make this symlink point at the device path")
     return p
@@ -304,14 +368,29 @@ def _interrupt(signum, frame):
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     rates = {k: getattr(args, k) for k in ("drop", "corrupt", "duplicate", "delay", "noise", "delay_ms")}
-    devices = {"stall": args.stall, "limit": args.limit, "reset_after": args.reset_after,
-               "silent_after": args.silent_after, "close_after": args.close_after}
+    devices = {
+        "stall": args.stall,
+        "limit": args.limit,
+        "reset_after": args.reset_after,
+        "silent_after": args.silent_after,
+        "close_after": args.close_after,
+    }
     timing = {f"{k}_ms": getattr(args, f"{k}_ms") for k in ("quarter", "half", "home", "settle")}
     try:
-        sim = SimulatedFirmware(args.rig, timing, {**rates, **devices}, state=args.state, size=args.size,
-                                reset_on_open=args.reset_on_open, boot_ms=args.boot_ms,
-                                heartbeat_ms=args.heartbeat_ms, watchdog_ms=args.watchdog_ms, seed=args.seed,
-                                protocol=args.protocol, queue=args.queue)
+        sim = SimulatedFirmware(
+            args.rig,
+            timing,
+            {**rates, **devices},
+            state=args.state,
+            size=args.size,
+            reset_on_open=args.reset_on_open,
+            boot_ms=args.boot_ms,
+            heartbeat_ms=args.heartbeat_ms,
+            watchdog_ms=args.watchdog_ms,
+            seed=args.seed,
+            protocol=args.protocol,
+            queue=args.queue,
+        )
         path = sim.start()
         if args.link:
             if os.path.islink(args.link):
@@ -320,10 +399,13 @@ def main(argv: list[str] | None = None) -> int:
     except (LinkError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, _interrupt)      # stop as on Ctrl-C, printing the summary
+    signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C, printing the summary
     print(path, flush=True)
-    print(f"simulated {args.rig} firmware on {path} (boot id {sim.info()['boot_id']}); Ctrl-C to stop",
-          file=sys.stderr, flush=True)
+    print(
+        f"simulated {args.rig} firmware on {path} (boot id {sim.info()['boot_id']}); Ctrl-C to stop",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         while sim.info()["closed"] is False:
             time.sleep(0.2)

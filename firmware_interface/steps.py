@@ -22,17 +22,17 @@ from solver.puzzles.cube.geometry import FACES, OPPOSITE
 
 from .framing import next_mid
 
-CLEAR = "CLEAR"                                   # not queued: clears a latched fault
+CLEAR = "CLEAR"  # not queued: clears a latched fault
 QUEUED = ("TURN", "PAIR", "HOME", "ENABLE", "DISABLE", "SPEED")  # version 1
 QUEUED_V2 = (*QUEUED, "MOTOR", "PLAN", "JOG")
-QUARTER_TURNS = (-2, -1, 1, 2)                    # signed: + is clockwise looking at the face
-SPEED_MS = (20, 10000)                            # allowed duration of one quarter turn, ms
-MOTOR_STEPS = (1, 20000)                          # MOTOR steps= : steps per quarter turn
-MOTOR_ACCEL = (1, 65535)                          # MOTOR accel= : units of 100 steps/s²
+QUARTER_TURNS = (-2, -1, 1, 2)  # signed: + is clockwise looking at the face
+SPEED_MS = (20, 10000)  # allowed duration of one quarter turn, ms
+MOTOR_STEPS = (1, 20000)  # MOTOR steps= : steps per quarter turn
+MOTOR_ACCEL = (1, 65535)  # MOTOR accel= : units of 100 steps/s²
 MOTOR_KEYS = ("steps", "rate", "accel", "dir")
-JOG_STEPS = 32767                                 # JOG: -32767..32767 steps, not 0
-DEFAULT_RATE = 40000                              # the reference device's highest step rate, steps/s
-DEFAULT_PLAN = 48                                 # the reference device's most turns per PLAN frame
+JOG_STEPS = 32767  # JOG: -32767..32767 steps, not 0
+DEFAULT_RATE = 40000  # the reference device's highest step rate, steps/s
+DEFAULT_PLAN = 48  # the reference device's most turns per PLAN frame
 _INT = re.compile(r"[+-]?[0-9]{1,5}\Z")
 _PLAN_TURN = re.compile(r"([A-Za-z]+)([+-]?[0-9]{1,5})(?:([A-Za-z]+)([+-]?[0-9]{1,5}))?\Z")
 
@@ -40,9 +40,10 @@ _PLAN_TURN = re.compile(r"([A-Za-z]+)([+-]?[0-9]{1,5})(?:([A-Za-z]+)([+-]?[0-9]{
 @dataclass(frozen=True)
 class Rig:
     """A kind of rig: its motor names and which pairs may turn together."""
+
     name: str
     motors: tuple[str, ...]
-    pairs: frozenset = field(default_factory=frozenset)   # frozensets of two motor names
+    pairs: frozenset = field(default_factory=frozenset)  # frozensets of two motor names
 
     def opposite(self, a: str, b: str) -> bool:
         return frozenset((a, b)) in self.pairs
@@ -61,6 +62,7 @@ class Step:
 
     A PLAN frame is not one step: the device queues each of its turns as a TURN or PAIR step
     with its own motion id (``parse_plan``)."""
+
     verb: str
     mid: int
     turns: tuple[tuple[str, int], ...] = ()
@@ -155,8 +157,11 @@ def parse_plan(args: tuple[str, ...], rig: Rig, max_turns: int = DEFAULT_PLAN) -
         if match is None:
             return f"turn {index} {token[:12]!r}: write <motor><q> or <motor><q><motor><q>"
         a, b, c, d = match.groups()
-        verb, parsed = ("TURN", _parse_args("TURN", (str(mid), a, b), rig)) if c is None else \
-            ("PAIR", _parse_args("PAIR", (str(mid), a, b, c, d), rig))
+        verb, parsed = (
+            ("TURN", _parse_args("TURN", (str(mid), a, b), rig))
+            if c is None
+            else ("PAIR", _parse_args("PAIR", (str(mid), a, b, c, d), rig))
+        )
         if isinstance(parsed, str):
             return f"turn {index} {token!r}: {parsed}"
         steps.append(parsed)
@@ -200,8 +205,15 @@ def _parse_args(verb: str, args: tuple[str, ...], rig: Rig, max_rate: int = DEFA
     return Step(verb, mid, motors=tuple(rest))
 
 
-def parse_step(verb: str, args: tuple[str, ...], rig: Rig, proto: int = 1, *, max_rate: int = DEFAULT_RATE,
-               max_plan: int = DEFAULT_PLAN) -> Step | list[Step] | tuple[str, str]:
+def parse_step(
+    verb: str,
+    args: tuple[str, ...],
+    rig: Rig,
+    proto: int = 1,
+    *,
+    max_rate: int = DEFAULT_RATE,
+    max_plan: int = DEFAULT_PLAN,
+) -> Step | list[Step] | tuple[str, str]:
     """A queued command's verb and arguments in a session of version ``proto`` → ``Step`` (a list of
     TURN/PAIR steps for PLAN), or (error code, reason). MOTOR, PLAN and JOG are BADCMD before version 2."""
     if verb not in (QUEUED_V2 if proto >= 2 else QUEUED):

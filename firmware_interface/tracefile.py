@@ -22,10 +22,11 @@ class TraceFile(RotatingFileHandler):
     """Appends lines to a size-rotated file set; ``header`` opens every file of the set."""
 
     def __init__(self, path: str | os.PathLike, header: str, max_bytes: int, backups: int):
-        if backups < 1:       # RotatingFileHandler never rotates without a backup: the file would only grow
+        if backups < 1:  # RotatingFileHandler never rotates without a backup: the file would only grow
             raise ValueError(f"a rotated trace needs at least one backup, got {backups}")
-        super().__init__(path, mode="a", maxBytes=max_bytes, backupCount=backups, encoding="utf-8",
-                         errors="backslashreplace")
+        super().__init__(
+            path, mode="a", maxBytes=max_bytes, backupCount=backups, encoding="utf-8", errors="backslashreplace"
+        )
         self.header = header
         self._failed = False
         self.write(header)
@@ -36,12 +37,15 @@ class TraceFile(RotatingFileHandler):
 
     def doRollover(self) -> None:
         super().doRollover()
-        if self.stream is not None:     # None only for a handler opened with delay=True, which this is not
+        if self.stream is not None:  # None only for a handler opened with delay=True, which this is not
             self.stream.write(self.header + self.terminator)
 
     def handleError(self, record: logging.LogRecord) -> None:
         # A full or failing disk: said once instead of a traceback per frame; the link goes on.
         if not self._failed:
             self._failed = True
-            log.warning("cannot write the serial trace %s (said once; frames the disk refuses are not traced)",
-                        self.baseFilename, exc_info=True)
+            log.warning(
+                "cannot write the serial trace %s (said once; frames the disk refuses are not traced)",
+                self.baseFilename,
+                exc_info=True,
+            )

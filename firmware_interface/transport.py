@@ -93,10 +93,11 @@ def _result(future: Future, timeout: float | None, what: str):
 class Outgoing:
     """A sequenced frame, before and after it is sent. ``motions``: the steps it carries (one, several
     for a PLAN frame, none for CLEAR). A ``plannable`` TURN/PAIR may be merged into a PLAN when sent."""
+
     verb: str
     args: tuple[str, ...]
     motions: list[Motion] = field(default_factory=list)
-    future: Future | None = None      # CLEAR: resolved on acknowledgement
+    future: Future | None = None  # CLEAR: resolved on acknowledgement
     seq: int = 0
     frame: bytes = b""
     attempts: int = 0
@@ -115,17 +116,32 @@ class _Waiter:
 
 
 def report_dict(r: Report) -> dict:
-    return {"boot_id": r.boot, "state": r.state, "received_through": r.rx, "done_through": r.done,
-            "queued": r.q, "fault": None if r.fault == NO_FAULT else r.fault, "fault_motion": r.fmid,
-            "fault_frame": r.fseq, "enabled": list(r.en) if r.en is not None else None, "quarter_ms": r.speed}
+    return {
+        "boot_id": r.boot,
+        "state": r.state,
+        "received_through": r.rx,
+        "done_through": r.done,
+        "queued": r.q,
+        "fault": None if r.fault == NO_FAULT else r.fault,
+        "fault_motion": r.fmid,
+        "fault_frame": r.fseq,
+        "enabled": list(r.en) if r.en is not None else None,
+        "quarter_ms": r.speed,
+    }
 
 
 class Transport:
     def __init__(self, timing: LinkTiming, port: str, write, note, after: list):
         self.timing, self.port = timing, port
         self._write_raw, self._note, self.after = write, note, after
-        self.counters = {"frames_sent": 0, "frames_received": 0, "retransmissions": 0, "naks_received": 0,
-                         "decode_errors": 0, "motions_done": 0}
+        self.counters = {
+            "frames_sent": 0,
+            "frames_received": 0,
+            "retransmissions": 0,
+            "naks_received": 0,
+            "decode_errors": 0,
+            "motions_done": 0,
+        }
         self._token = 0
         self.reset(0.0)
 
@@ -164,9 +180,12 @@ class Transport:
         self.connected = True
         self.last_rx = self.last_tx = self.rto_start = now
         if reply.fault != NO_FAULT:
-            self.fault = DeviceFault(f"the device has a {reply.fault} fault latched from before this session "
-                                     f"({ERROR_CODES.get(reply.fault, 'unknown code')}): clear() it first",
-                                     code=reply.fault, port=self.port)
+            self.fault = DeviceFault(
+                f"the device has a {reply.fault} fault latched from before this session "
+                f"({ERROR_CODES.get(reply.fault, 'unknown code')}): clear() it first",
+                code=reply.fault,
+                port=self.port,
+            )
 
     def token(self) -> int:
         self._token = self._token % 65535 + 1
@@ -224,8 +243,11 @@ class Transport:
         and the free device queue; None to wait for more room (a bigger frame) first."""
         run: list[Outgoing] = []
         for out in self.backlog:
-            if (not out.plannable or len(run) >= self.plan_max
-                    or (run and out.motions[0].mid != next_mid(run[-1].motions[0].mid))):
+            if (
+                not out.plannable
+                or len(run) >= self.plan_max
+                or (run and out.motions[0].mid != next_mid(run[-1].motions[0].mid))
+            ):
                 break
             run.append(out)
         if not self.pending:
@@ -237,7 +259,7 @@ class Transport:
             return None
         seq, first = self.next_seq, run[0].motions[0].mid
         tokens: list[str] = []
-        length = len(f"{seq} PLAN {first}") + 6          # "*CRC\n"
+        length = len(f"{seq} PLAN {first}") + 6  # "*CRC\n"
         for out in run[:free]:
             token = out.motions[0].step.plan_token()
             if length + 1 + len(token) > MAX_LINE:
@@ -254,9 +276,16 @@ class Transport:
         oldest = self.unacked[0]
         if oldest.attempts >= self.timing.max_retransmits:
             if now - self.last_rx >= self.timing.probe_after:
-                return      # nothing heard at all: the silence check will name it
-            self.fail(AckTimeout(f"no acknowledgement for frame #{oldest.seq} ({oldest.text()}) after "
-                                 f"{oldest.attempts} retransmissions", port=self.port), dead=True, now=now)
+                return  # nothing heard at all: the silence check will name it
+            self.fail(
+                AckTimeout(
+                    f"no acknowledgement for frame #{oldest.seq} ({oldest.text()}) after "
+                    f"{oldest.attempts} retransmissions",
+                    port=self.port,
+                ),
+                dead=True,
+                now=now,
+            )
             return
         oldest.attempts += 1
         frames = list(self.unacked)
@@ -264,7 +293,7 @@ class Transport:
         self.counters["retransmissions"] += len(frames)
         self.rto_start, self.go_back = now, (oldest.seq, now)
         for out in frames:
-            if self.dead:          # the port failed while writing
+            if self.dead:  # the port failed while writing
                 return
             self.write(out.frame, now)
 
@@ -326,7 +355,7 @@ class Transport:
                 self._resolve(motion.received, True)
             if out.verb == CLEAR:
                 if self.pending:
-                    self.settle(None, now)        # still unsettled: nothing confirms they ran
+                    self.settle(None, now)  # still unsettled: nothing confirms they ran
                 self.fault, self.settle_pending = None, False
                 self._resolve(out.future, True)
         self.rto_start = now
@@ -343,7 +372,7 @@ class Transport:
             self._resolve(motion.completed, {"mid": motion.mid, "command": motion.command, "seq": motion.seq})
             self.counters["motions_done"] += 1
         self.done_mid = mid
-        if motion.seq is not None:      # always set: a pending motion was sent in a frame
+        if motion.seq is not None:  # always set: a pending motion was sent in a frame
             self.ack_through(motion.seq, now)
         self.pump(now)
 
@@ -354,7 +383,7 @@ class Transport:
             return
         last_seq, last_time = self.go_back
         if last_seq == nak.expected and now - last_time < self.timing.ack_timeout / 2:
-            return                      # already went back for this one just now (a duplicated NAK)
+            return  # already went back for this one just now (a duplicated NAK)
         self.retransmit(now, f"NAK {nak.code}")
 
     def _on_rej(self, rej: Rej, now: float) -> None:
@@ -370,8 +399,9 @@ class Transport:
         if code == "FAULTED" and self.report is not None and self.report.fault != NO_FAULT:
             code = self.report.fault
         reason = ERROR_CODES.get(rej.code, "unknown error code")
-        self.device_fault(code, f"device refused frame #{rej.seq}{text}: {rej.code} ({reason}) {rej.detail}".rstrip(),
-                          None, now)
+        self.device_fault(
+            code, f"device refused frame #{rej.seq}{text}: {rej.code} ({reason}) {rej.detail}".rstrip(), None, now
+        )
 
     def _on_fault_report(self, f: FaultReport, now: float) -> None:
         culprit = next((m for m in self.pending if m.mid == f.mid), None)
@@ -384,8 +414,12 @@ class Transport:
         if f.seq:
             where.append(f"frame #{f.seq}")
         text = f"{f.code} ({ERROR_CODES.get(f.code, 'unknown error code')})"
-        self.device_fault(f.code, f"device fault {text}{' at ' + ', '.join(where) if where else ''}; "
-                                  f"done through motion {f.done}", f.done, now)
+        self.device_fault(
+            f.code,
+            f"device fault {text}{' at ' + ', '.join(where) if where else ''}; done through motion {f.done}",
+            f.done,
+            now,
+        )
 
     def _on_report(self, r: Report, now: float) -> None:
         if r.boot != self.boot:
@@ -401,16 +435,21 @@ class Transport:
         if waiter is not None:
             self._resolve(waiter.future, report_dict(r))
         if r.fault != NO_FAULT:
-            self.device_fault(r.fault, f"device reports a {r.fault} fault "
-                                       f"({ERROR_CODES.get(r.fault, 'unknown error code')})"
-                                       + (f" at motion {r.fmid}" if r.fmid else "")
-                                       + (f", frame #{r.fseq}" if r.fseq else ""), r.done, now)
+            self.device_fault(
+                r.fault,
+                f"device reports a {r.fault} fault "
+                f"({ERROR_CODES.get(r.fault, 'unknown error code')})"
+                + (f" at motion {r.fmid}" if r.fmid else "")
+                + (f", frame #{r.fseq}" if r.fseq else ""),
+                r.done,
+                now,
+            )
 
     def _on_estop_reply(self, reply: EstopReply, now: float) -> None:
         waiter = self.estops.pop(reply.token, None)
         if waiter is not None:
             self._resolve(waiter.future, {"acknowledged_s": now - waiter.first, "done_through": reply.done})
-            for other in self.estops.values():   # an earlier request's answer may have been lost
+            for other in self.estops.values():  # an earlier request's answer may have been lost
                 self._resolve(other.future, {"acknowledged_s": now - other.first, "done_through": reply.done})
             self.estops.clear()
         if self.settle_pending and not self.dead:
@@ -425,9 +464,16 @@ class Transport:
             self.settle(done, now)
 
     def reset_detected(self, why: str, now: float) -> None:
-        self.fail(DeviceReset(f"the device was reset mid-sequence ({why}); its queue and session are gone, "
-                              f"motions after {self.done_mid} were not confirmed: connect() again and home "
-                              "before going on", port=self.port), dead=True, now=now)
+        self.fail(
+            DeviceReset(
+                f"the device was reset mid-sequence ({why}); its queue and session are gone, "
+                f"motions after {self.done_mid} were not confirmed: connect() again and home "
+                "before going on",
+                port=self.port,
+            ),
+            dead=True,
+            now=now,
+        )
 
     def fail(self, err: LinkError, *, dead: bool, now: float, done: int | None = None, query: bool = True) -> bool:
         """Record a fault (the first one wins, unless the link now dies). Returns True if it is new."""
@@ -454,7 +500,7 @@ class Transport:
         elif done is not None:
             self.settle(done, now)
         elif self.pending:
-            self.settle_pending = True     # the device's done count, once faulted, tells what ran
+            self.settle_pending = True  # the device's done count, once faulted, tells what ran
             if query:
                 self.send_query(now)
         return new
@@ -486,8 +532,14 @@ class Transport:
                 self.write(w.frame, now)
         for w in list(self.estops.values()):
             if now - w.first >= t.estop_timeout:
-                self.fail(AckTimeout(f"emergency stop not acknowledged within {t.estop_timeout} s: "
-                                     "cut the motor power", port=self.port), dead=True, now=now)
+                self.fail(
+                    AckTimeout(
+                        f"emergency stop not acknowledged within {t.estop_timeout} s: cut the motor power",
+                        port=self.port,
+                    ),
+                    dead=True,
+                    now=now,
+                )
                 return
             if now - w.last >= t.estop_retry:
                 w.last = now
@@ -500,9 +552,15 @@ class Transport:
                 return
         quiet = now - self.last_rx
         if quiet >= t.silence:
-            self.fail(DeviceSilent(f"nothing heard from the device for {quiet:.2f} s (hung, powered off, or a "
-                                   f"cable fault); motions after {self.done_mid} were not confirmed",
-                                   port=self.port), dead=True, now=now)
+            self.fail(
+                DeviceSilent(
+                    f"nothing heard from the device for {quiet:.2f} s (hung, powered off, or a "
+                    f"cable fault); motions after {self.done_mid} were not confirmed",
+                    port=self.port,
+                ),
+                dead=True,
+                now=now,
+            )
             return
         if quiet >= t.probe_after and now - self.last_probe >= min(self.heartbeat, t.probe_after / 3):
             self.last_probe = now

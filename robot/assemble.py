@@ -46,14 +46,22 @@ log = logging.getLogger("robotd")
 @dataclass
 class Parts:
     """Everything read from config, before anything is opened."""
+
     config: Config
     daemon: DaemonSettings
     web: WebSettings
     sections: dict = field(default_factory=dict)
 
 
-def load_parts(path, sim: bool, host: str | None = None, port: int | None = None,
-               firmware: str | None = None, controller: str | None = None, rig: str | None = None) -> Parts:
+def load_parts(
+    path,
+    sim: bool,
+    host: str | None = None,
+    port: int | None = None,
+    firmware: str | None = None,
+    controller: str | None = None,
+    rig: str | None = None,
+) -> Parts:
     """Read and validate every section of the config (nothing is opened yet); every problem found is in the
     one ``ConfigError`` raised at the end.
 
@@ -61,12 +69,16 @@ def load_parts(path, sim: bool, host: str | None = None, port: int | None = None
     ``[controller] kind``, ``[rig] kind`` and ``[web] host`` / ``port`` (the command line's choices).
     """
     config = Config.load(find_config(path), collect=True)
-    for key, value in (("sim.firmware", firmware), ("controller.kind", controller), ("rig.kind", rig),
-                       ("web.host", host), ("web.port", port)):
+    for key, value in (
+        ("sim.firmware", firmware),
+        ("controller.kind", controller),
+        ("rig.kind", rig),
+        ("web.host", host),
+        ("web.port", port),
+    ):
         if value is not None:
             config.override(key, value)
-    parts = Parts(config, config.attempt(daemon_settings, config),
-                  config.attempt(web_settings, config.section("web")))
+    parts = Parts(config, config.attempt(daemon_settings, config), config.attempt(web_settings, config.section("web")))
     parts.sections["run"] = config.attempt(run_settings, config)
     parts.sections["rig"] = rig = config.attempt(rig_from_config, config.section("rig"))
     if rig is not None:
@@ -77,8 +89,9 @@ def load_parts(path, sim: bool, host: str | None = None, port: int | None = None
     parts.sections["port"] = serial.port if serial is not None else None
     config.attempt(_vision, config, parts.sections, rig)
     cameras = config.attempt(config.table, "camera") or {}
-    parts.sections["cameras"] = {name: config.attempt(capture_settings, config.section(f"camera.{name}"), name)
-                                 for name in cameras}
+    parts.sections["cameras"] = {
+        name: config.attempt(capture_settings, config.section(f"camera.{name}"), name) for name in cameras
+    }
     config.check_unused()
     if not sim and rig is not None and serial is not None:
         for problem in _rig_part_problems(config, parts.sections):
@@ -110,14 +123,19 @@ def _rig_part_problems(config: Config, sections: dict) -> list[str]:
         problems.append(f"{where}: no [camera.NAME] section: a real rig needs at least one camera")
     if sections["rig"].kind == "flip-spin":
         if not sections.get("top_face"):
-            problems.append(f"{where}: [vision] top_face: required for a flip/spin rig: the four image corners "
-                            "of the face under its camera (see docs/hardware.md)")
+            problems.append(
+                f"{where}: [vision] top_face: required for a flip/spin rig: the four image corners "
+                "of the face under its camera (see docs/hardware.md)"
+            )
         if len(sections["cameras"]) != 1:
-            problems.append(f"{where}: a flip/spin rig has one camera; found {len(sections['cameras'])} "
-                            "[camera.NAME] sections")
+            problems.append(
+                f"{where}: a flip/spin rig has one camera; found {len(sections['cameras'])} [camera.NAME] sections"
+            )
     elif not sections.get("views"):
-        problems.append(f"{where}: [vision] views: required for a real rig: the file that says where each "
-                        "face is in which camera image (see docs/vision.md)")
+        problems.append(
+            f"{where}: [vision] views: required for a real rig: the file that says where each "
+            "face is in which camera image (see docs/vision.md)"
+        )
     return problems
 
 
@@ -168,14 +186,17 @@ class Built:
             summary["solved"] = summary["outcome"] == "done"
         return summary
 
-    def serve(self, stop: threading.Event, puzzle=None, light=None, moves=None,
-              on_signal: Callable[[int], None] | None = None) -> None:
+    def serve(
+        self, stop: threading.Event, puzzle=None, light=None, moves=None, on_signal: Callable[[int], None] | None = None
+    ) -> None:
         """Serve the dashboard (when enabled) until ``stop`` is set or uvicorn is told to exit (SIGINT,
         SIGTERM: ``on_signal`` hears them first); in simulation, set the runs' defaults."""
         if self.simulation is not None:
             self.simulation.check_light(light)
-            self.simulation.settings = replace(self.simulation.settings, **{
-                k: v for k, v in (("puzzle", puzzle), ("light", light), ("scramble_moves", moves)) if v is not None})
+            self.simulation.settings = replace(
+                self.simulation.settings,
+                **{k: v for k, v in (("puzzle", puzzle), ("light", light), ("scramble_moves", moves)) if v is not None},
+            )
             self.simulation.light = self.simulation.settings.light
         web = self.parts.web
         if not web.enabled:
@@ -185,12 +206,15 @@ class Built:
         import uvicorn
 
         app = create_app(self.daemon, web)
-        config = uvicorn.Config(app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning",
-                                timeout_graceful_shutdown=2)
+        config = uvicorn.Config(
+            app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning", timeout_graceful_shutdown=2
+        )
         server = _server(uvicorn, config, on_signal)
         listener = listen(web.host, web.port)
-        print(f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
-              flush=True)
+        print(
+            f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
+            flush=True,
+        )
         server.run(sockets=[listener])
 
     def close(self) -> None:
@@ -209,11 +233,13 @@ def _close_all(closers: list[Callable]) -> None:
 
 def _server(uvicorn, config, on_signal: Callable[[int], None] | None):
     """A uvicorn server whose signal handling first tells ``on_signal`` (which stops the motors at once)."""
+
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:
             if on_signal is not None:
                 on_signal(sig)
             super().handle_exit(sig, frame)
+
     return Server(config)
 
 
@@ -251,8 +277,17 @@ def listen(host: str, port: int) -> socket.socket:
     return listener
 
 
-def build(path=None, *, sim: bool, web: bool = True, host: str | None = None, port: int | None = None,
-          firmware: str | None = None, controller: str | None = None, rig: str | None = None) -> Built:
+def build(
+    path=None,
+    *,
+    sim: bool,
+    web: bool = True,
+    host: str | None = None,
+    port: int | None = None,
+    firmware: str | None = None,
+    controller: str | None = None,
+    rig: str | None = None,
+) -> Built:
     """Read and validate the config, then open history, link and cameras and wire the daemon."""
     parts = load_parts(path, sim, host, port, firmware, controller, rig)
     try:
@@ -294,20 +329,36 @@ def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
     runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"], keep_refused=refused.keep)
     runner.solving.prepare()
     calibration = _calibration_store(parts, scanner, cameras, sim, runner)
-    daemon = Daemon(runner=runner, history=history, bus=bus, rig=sections["rig"], cameras=cameras,
-                    link_status=link.status, simulation=simulation, calibration=calibration.page,
-                    set_calibration=calibration.update, check_calibration=calibration.check, scans=scanner.memory)
+    daemon = Daemon(
+        runner=runner,
+        history=history,
+        bus=bus,
+        rig=sections["rig"],
+        cameras=cameras,
+        link_status=link.status,
+        simulation=simulation,
+        calibration=calibration.page,
+        set_calibration=calibration.update,
+        check_calibration=calibration.check,
+        scans=scanner.memory,
+    )
     return Built(parts, daemon, simulation, closers)
 
 
 def _calibration_store(parts: Parts, scanner, cameras: dict, sim: bool, runner: Runner) -> CalibrationStore:
     """Where the dashboard saves the calibration: the files the config names (a real rig), else the data dir."""
     sections, data_dir = parts.sections, parts.daemon.data_dir
-    files = {"views": Path(sections["views"]) if sections["views"] and not sim else data_dir / "views.json",
-             "calibration": Path(sections["calibration"]) if sections["calibration"] and not sim
-             else data_dir / "calibration.json"}
-    fixed = ("a flip/spin rig's views follow from [vision] top_face (set it in the config)"
-             if sections.get("top_face") else None)
+    files = {
+        "views": Path(sections["views"]) if sections["views"] and not sim else data_dir / "views.json",
+        "calibration": Path(sections["calibration"])
+        if sections["calibration"] and not sim
+        else data_dir / "calibration.json",
+    }
+    fixed = (
+        "a flip/spin rig's views follow from [vision] top_face (set it in the config)"
+        if sections.get("top_face")
+        else None
+    )
     return CalibrationStore(scanner, cameras, files, views_fixed=fixed, busy=lambda: runner.busy)
 
 
@@ -338,15 +389,27 @@ def _simulated_parts(parts: Parts, closers: list):
     link = _link(parts, device, closers)
     if parts.sections["rig"].kind == "flip-spin":
         cameras = {"top": RenderedCamera("top", _one_frame(simulation, "top"))}
-        return simulation, link, cameras, lambda motion: ViewScanner(*_turning_scan(
-            parts, motion, lambda: simulation.frames()["top"], lambda: top_face_corners(simulation.size),
-            lambda: simulation.size))
+        return (
+            simulation,
+            link,
+            cameras,
+            lambda motion: ViewScanner(
+                *_turning_scan(
+                    parts,
+                    motion,
+                    lambda: simulation.frames()["top"],
+                    lambda: top_face_corners(simulation.size),
+                    lambda: simulation.size,
+                )
+            ),
+        )
     cameras = {name: RenderedCamera(name, _one_frame(simulation, name)) for name in simulation.views().images}
     return simulation, link, cameras, lambda motion: ViewScanner(simulation.frames, simulation.views)
 
 
-def _turning_scan(parts: Parts, motion, frame: Callable, quad: Callable,
-                  size: Callable) -> tuple[Callable[[], dict], Callable[[], ViewConfig]]:
+def _turning_scan(
+    parts: Parts, motion, frame: Callable, quad: Callable, size: Callable
+) -> tuple[Callable[[], dict], Callable[[], ViewConfig]]:
     """A one-camera rig's scan by flips and spins, as ``ViewScanner``'s frames and views."""
     scan = TurningScan(parts.sections["rig"], motion, frame, quad, size)
     return scan.frames, scan.views
@@ -369,9 +432,14 @@ def _rig_parts(parts: Parts, closers: list):
     if sections.get("top_face"):
         quad, size = sections["top_face"], sections["size"]
         camera = next(iter(cameras.values()))
-        return link, cameras, lambda motion: ViewScanner(
-            *_turning_scan(parts, motion, camera.frame, lambda: quad, lambda: size), calibration)
-    if views is None:           # without [vision] top_face the views file was loaded above
+        return (
+            link,
+            cameras,
+            lambda motion: ViewScanner(
+                *_turning_scan(parts, motion, camera.frame, lambda: quad, lambda: size), calibration
+            ),
+        )
+    if views is None:  # without [vision] top_face the views file was loaded above
         raise ConfigError("[vision] views: no view configuration")
     missing = [name for name in views.images if name not in cameras]
     if missing:
@@ -398,7 +466,7 @@ def check(path) -> list[str]:
     problems = []
     sections = parts.sections
     try:
-        if not sections.get("top_face"):     # a one-camera flip/spin rig has top_face instead of a views file
+        if not sections.get("top_face"):  # a one-camera flip/spin rig has top_face instead of a views file
             load_view_config(sections["views"])
         if sections["calibration"]:
             load_calibration(sections["calibration"])

@@ -35,31 +35,45 @@ from .scanner import ViewScanner, views_for_page
 
 BACKUPS = 5
 PARTS = ("views", "calibration")
-_KEYS = {"views": ("corners", "image", "face", "inner", "size", "at", "view"),
-         "calibration": ("palette", "position_gains", "size")}
+_KEYS = {
+    "views": ("corners", "image", "face", "inner", "size", "at", "view"),
+    "calibration": ("palette", "position_gains", "size"),
+}
 
 
 class CalibrationStore:
     """Shows, checks and saves the calibration of one scanner; ``busy()`` says a run is in progress."""
 
-    def __init__(self, scanner: ViewScanner, cameras: dict, files: dict[str, Path], *,
-                 views_fixed: str | None = None, busy: Callable[[], bool] = lambda: False):
+    def __init__(
+        self,
+        scanner: ViewScanner,
+        cameras: dict,
+        files: dict[str, Path],
+        *,
+        views_fixed: str | None = None,
+        busy: Callable[[], bool] = lambda: False,
+    ):
         self.scanner, self.cameras, self.files, self.busy = scanner, cameras, files, busy
-        self.views_fixed = views_fixed      # why the views cannot be edited (a flip/spin rig's follow from config)
+        self.views_fixed = views_fixed  # why the views cannot be edited (a flip/spin rig's follow from config)
 
     def page(self) -> dict:
         """The page's view: per camera its size and face quads, the colour references, and the editable form."""
         return self._page(self.scanner.views(), self.scanner.calibration, self._frame_sizes())
 
     def _page(self, views: ViewConfig, calibration: Calibration | None, sizes: dict) -> dict:
-        references = None if calibration is None else {
-            face: [round(float(v), 1) for v in calibration.palette[k]] for k, face in enumerate("URFDLB")}
-        return {"views": views_for_page(views, sizes), "references": references,
-                "config": {"views": views.to_json(),
-                           "calibration": None if calibration is None else calibration.to_json()},
-                "files": {part: str(path) for part, path in self.files.items()},
-                "editable": {"views": self.views_fixed is None, "calibration": True},
-                "views_fixed": self.views_fixed}
+        references = (
+            None
+            if calibration is None
+            else {face: [round(float(v), 1) for v in calibration.palette[k]] for k, face in enumerate("URFDLB")}
+        )
+        return {
+            "views": views_for_page(views, sizes),
+            "references": references,
+            "config": {"views": views.to_json(), "calibration": None if calibration is None else calibration.to_json()},
+            "files": {part: str(path) for part, path in self.files.items()},
+            "editable": {"views": self.views_fixed is None, "calibration": True},
+            "views_fixed": self.views_fixed,
+        }
 
     def _frame_sizes(self) -> dict[str, tuple[int, int]]:
         sizes = {}
@@ -78,9 +92,12 @@ class CalibrationStore:
         parsed, problems = self._parse(body, sizes)
         views = parsed.get("views") or self.scanner.views()
         calibration = parsed.get("calibration", self.scanner.calibration)
-        return {"valid": not problems, "problems": problems,
-                "preview": None if problems else self._page(views, calibration, sizes),
-                "files": {part: str(self.files[part]) for part in PARTS if part in body}}
+        return {
+            "valid": not problems,
+            "problems": problems,
+            "preview": None if problems else self._page(views, calibration, sizes),
+            "files": {part: str(self.files[part]) for part in PARTS if part in body},
+        }
 
     def update(self, body: dict) -> dict:
         """Validate, save (atomically, with a backup) and apply; RobotError says what is wrong."""
@@ -118,14 +135,18 @@ class CalibrationStore:
         for k, view in enumerate(views.views):
             where = f"view config views view #{k + 1} (face {view.face})"
             if view.image not in self.cameras:
-                raise ScanError(f"{where}: 'image' {view.image!r} is no camera of this rig "
-                                f"(cameras: {', '.join(self.cameras) or 'none'})")
+                raise ScanError(
+                    f"{where}: 'image' {view.image!r} is no camera of this rig "
+                    f"(cameras: {', '.join(self.cameras) or 'none'})"
+                )
             width, height = sizes.get(view.image, (None, None))
             outside = [(x, y) for x, y in view.corners if width and not (0 <= x <= width and 0 <= y <= height)]
             if outside:
                 x, y = outside[0]
-                raise ScanError(f"{where}: 'corners' point ({x:g}, {y:g}) lies outside the {width}x{height} frame "
-                                f"of camera {view.image!r}")
+                raise ScanError(
+                    f"{where}: 'corners' point ({x:g}, {y:g}) lies outside the {width}x{height} frame "
+                    f"of camera {view.image!r}"
+                )
         return views
 
     def _save(self, part: str, value, before: list[dict]) -> dict:
@@ -165,12 +186,21 @@ def views_text(views: ViewConfig, path: Path) -> str:
     data = views.to_json()
     if path.suffix.lower() != ".toml":
         return json.dumps(data, indent=1) + "\n"
-    lines = ["# written by robotd's dashboard (the previous file is kept as a .bak beside this one)",
-             f"size = {data['size']}", f"inner = {data['inner']!r}"]
+    lines = [
+        "# written by robotd's dashboard (the previous file is kept as a .bak beside this one)",
+        f"size = {data['size']}",
+        f"inner = {data['inner']!r}",
+    ]
     for view in data["view"]:
         corners = ", ".join(f"[{x!r}, {y!r}]" for x, y in view["corners"])
-        lines += ["", "[[view]]", f"image = {json.dumps(view['image'])}", f"face = {json.dumps(view['face'])}",
-                  f"corners = [{corners}]", f"at = [{', '.join(json.dumps(a) for a in view['at'])}]"]
+        lines += [
+            "",
+            "[[view]]",
+            f"image = {json.dumps(view['image'])}",
+            f"face = {json.dumps(view['face'])}",
+            f"corners = [{corners}]",
+            f"at = [{', '.join(json.dumps(a) for a in view['at'])}]",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -196,7 +226,7 @@ def save_atomically(path: Path, text: str, keep: int = BACKUPS) -> Path | None:
         Path(temporary).unlink(missing_ok=True)
         raise
     _sync_folder(path.parent)
-    for old in sorted(path.parent.glob(f"{glob.escape(path.name)}.*.bak"))[:-keep or None]:
+    for old in sorted(path.parent.glob(f"{glob.escape(path.name)}.*.bak"))[: -keep or None]:
         old.unlink(missing_ok=True)
     return backup
 

@@ -19,8 +19,7 @@ from .camera_config import CaptureSettings, LockSettings, capture_settings
 from .camera_lock import LockState, Source, apply_lock
 from .errors import RobotError
 
-__all__ = ["Camera", "CaptureCamera", "CaptureSettings", "LockSettings", "RenderedCamera", "capture_settings",
-           "to_bgr"]
+__all__ = ["Camera", "CaptureCamera", "CaptureSettings", "LockSettings", "RenderedCamera", "capture_settings", "to_bgr"]
 
 
 class Camera(Protocol):
@@ -71,9 +70,15 @@ class CaptureCamera:
 
     def status(self) -> dict:
         lock = self.lock_state.as_dict() if self.lock_state else {"enabled": self.settings.lock.lock}
-        return {"name": self.name, "kind": self.settings.kind, "device": self.settings.device,
-                "open": self._source is not None, "error": self.last_error,
-                "size": list(self._size) if self._size else None, "lock": lock}
+        return {
+            "name": self.name,
+            "kind": self.settings.kind,
+            "device": self.settings.device,
+            "open": self._source is not None,
+            "error": self.last_error,
+            "size": list(self._size) if self._size else None,
+            "lock": lock,
+        }
 
     def close(self) -> None:
         with self._mutex:

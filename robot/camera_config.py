@@ -24,6 +24,7 @@ class LockSettings:
     controls left automatic are read after ``settle_frames`` frames and then
     fixed at what the camera chose, so all faces see the same settings.
     """
+
     lock: bool = True
     settle_frames: int = 30
     exposure: float | None = None  # v4l2: driver units (uvcvideo: 100 µs); picamera2: µs
@@ -39,6 +40,7 @@ class LockSettings:
 @dataclass(frozen=True)
 class CaptureSettings:
     """``[camera.NAME]`` for a real camera: which device and how to set it up."""
+
     name: str
     device: int | str  # v4l2: index or path; picamera2: camera number
     width: int | None
@@ -57,9 +59,25 @@ def capture_settings(section: Section, name: str) -> CaptureSettings:
     if exposure is not None and pi:
         exposure = float(round(exposure))  # libcamera takes whole microseconds
     gains = table.colour_gains
-    lock = LockSettings(lock=table.lock, settle_frames=table.settle_frames, exposure=exposure, gain=table.gain,
-                        white_balance=(float(gains[0]), float(gains[1])) if gains else table.white_balance)
-    device = (0 if table.index is None else table.index) if pi else (
-        table.index if table.index is not None else table.device)
-    return CaptureSettings(name=name, kind=table.kind, device=device, width=table.width, height=table.height,
-                           exposure=lock.exposure, lock=lock, warmup_frames=table.warmup_frames)
+    lock = LockSettings(
+        lock=table.lock,
+        settle_frames=table.settle_frames,
+        exposure=exposure,
+        gain=table.gain,
+        white_balance=(float(gains[0]), float(gains[1])) if gains else table.white_balance,
+    )
+    device = (
+        (0 if table.index is None else table.index)
+        if pi
+        else (table.index if table.index is not None else table.device)
+    )
+    return CaptureSettings(
+        name=name,
+        kind=table.kind,
+        device=device,
+        width=table.width,
+        height=table.height,
+        exposure=lock.exposure,
+        lock=lock,
+        warmup_frames=table.warmup_frames,
+    )

@@ -46,6 +46,7 @@ class Source(Protocol):
 @dataclass
 class LockState:
     """What the last lock did, for ``status()`` and the log."""
+
     enabled: bool
     how: str  # "settled", "manual", "reapplied" (after a reopen) or "off"
     locked: dict[str, Any] = field(default_factory=dict)
@@ -56,17 +57,22 @@ class LockState:
         return [name for name in CONTROLS if name not in self.locked and name not in self.refused]
 
     def as_dict(self) -> dict:
-        return {"enabled": self.enabled, "how": self.how, "auto": self.auto,
-                "locked": {name: _plain(value) for name, value in self.locked.items()},
-                "refused": dict(self.refused)}
+        return {
+            "enabled": self.enabled,
+            "how": self.how,
+            "auto": self.auto,
+            "locked": {name: _plain(value) for name, value in self.locked.items()},
+            "refused": dict(self.refused),
+        }
 
 
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def apply_lock(source: Source, settings: LockSettings, held: dict[str, Any] | None = None,
-               name: str = "camera") -> LockState:
+def apply_lock(
+    source: Source, settings: LockSettings, held: dict[str, Any] | None = None, name: str = "camera"
+) -> LockState:
     """Set the controls of a freshly opened source; ``held`` are the values of an earlier lock to reuse."""
     if held:
         # A reopen in the middle of a scan must not re-settle: the faces

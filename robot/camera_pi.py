@@ -24,10 +24,12 @@ BUFFERS = 4  # fewer than picamera2's video default of 6: less memory, and fewer
 MANUAL, AUTO = 1, 0  # libcamera's ExposureTimeMode / AnalogueGainMode values
 VALUE_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
 
-INSTALL = ("on Raspberry Pi OS install it with `sudo apt install python3-picamera2` and make robotd's "
-           "virtual environment with `python3 -m venv --system-site-packages` so that it sees it "
-           "(`pip install 'robotd[pi]'` fetches picamera2 from PyPI, but libcamera's Python bindings "
-           "still come only from apt: python3-libcamera)")
+INSTALL = (
+    "on Raspberry Pi OS install it with `sudo apt install python3-picamera2` and make robotd's "
+    "virtual environment with `python3 -m venv --system-site-packages` so that it sees it "
+    "(`pip install 'robotd[pi]'` fetches picamera2 from PyPI, but libcamera's Python bindings "
+    "still come only from apt: python3-libcamera)"
+)
 
 
 def import_picamera2() -> ModuleType:
@@ -36,8 +38,9 @@ def import_picamera2() -> ModuleType:
         import picamera2
     except ImportError as error:
         if (error.name or "").startswith("libcamera"):
-            raise RobotError("picamera2 is installed but libcamera's Python bindings are not visible: "
-                             + INSTALL) from None
+            raise RobotError(
+                "picamera2 is installed but libcamera's Python bindings are not visible: " + INSTALL
+            ) from None
         if error.name == "picamera2":
             raise RobotError('kind = "picamera2" needs the picamera2 package: ' + INSTALL) from None
         raise RobotError(f"picamera2 failed to import ({error}); " + INSTALL) from None
@@ -55,9 +58,10 @@ class PicameraSource:
         try:
             camera = module.Picamera2(number)
         except Exception as error:  # picamera2 raises IndexError, RuntimeError, ... for a missing or busy camera
-            raise RobotError(f"camera '{settings.name}': cannot open picamera2 camera {number}: {error} "
-                             "(is it connected and not in use by another program? `robotd check` lists cameras)") \
-                from None
+            raise RobotError(
+                f"camera '{settings.name}': cannot open picamera2 camera {number}: {error} "
+                "(is it connected and not in use by another program? `robotd check` lists cameras)"
+            ) from None
         try:
             main: dict[str, object] = {"format": FORMAT}
             if settings.width and settings.height:
@@ -76,16 +80,21 @@ class PicameraSource:
     def current(self, names: Iterable[str]) -> dict[str, Any]:
         metadata = self._camera.capture_metadata()
         gains = metadata.get("ColourGains")
-        seen = {"exposure": metadata.get("ExposureTime"), "gain": metadata.get("AnalogueGain"),
-                "white_balance": (float(gains[0]), float(gains[1])) if gains is not None else None}
+        seen = {
+            "exposure": metadata.get("ExposureTime"),
+            "gain": metadata.get("AnalogueGain"),
+            "white_balance": (float(gains[0]), float(gains[1])) if gains is not None else None,
+        }
         return {name: seen[name] for name in names}
 
     def release(self, names: Iterable[str]) -> dict[str, str]:
         return self._set({name: self._auto_controls(name) for name in names})[1]
 
     def fix(self, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-        groups = {name: self._manual_controls(name, value, both="exposure" in values and "gain" in values)
-                  for name, value in values.items()}
+        groups = {
+            name: self._manual_controls(name, value, both="exposure" in values and "gain" in values)
+            for name, value in values.items()
+        }
         applied, refused = self._set(groups)
         return {name: values[name] for name in applied}, refused
 
@@ -106,8 +115,11 @@ class PicameraSource:
     def _manual_controls(self, name: str, value: Any, both: bool) -> dict[str, Any]:
         if name == "white_balance":
             return {"AwbEnable": False, "ColourGains": (float(value[0]), float(value[1]))}
-        mode, key, value = (("ExposureTimeMode", "ExposureTime", int(round(value))) if name == "exposure"
-                            else ("AnalogueGainMode", "AnalogueGain", float(value)))
+        mode, key, value = (
+            ("ExposureTimeMode", "ExposureTime", int(round(value)))
+            if name == "exposure"
+            else ("AnalogueGainMode", "AnalogueGain", float(value))
+        )
         if mode in self._offered:
             return {mode: MANUAL, key: value}
         # Before libcamera 0.5 a value alone fixes its control and the

@@ -24,15 +24,17 @@ PREFERRED_SIZE = (640, 480)  # plenty for sticker colours, and quick to read
 SHOWN_SIZES = 10
 
 
-def list_cameras(dev_dir: str | os.PathLike = "/dev", sys_dir: str | os.PathLike = "/sys/class/video4linux",
-                 query: Callable[[str], DeviceInfo] = query_device,
-                 load_picamera2: Callable[[], ModuleType] | None = None) -> list[dict]:
+def list_cameras(
+    dev_dir: str | os.PathLike = "/dev",
+    sys_dir: str | os.PathLike = "/sys/class/video4linux",
+    query: Callable[[str], DeviceInfo] = query_device,
+    load_picamera2: Callable[[], ModuleType] | None = None,
+) -> list[dict]:
     """Every camera found: V4L2 nodes first, then picamera2 cameras. Unusable nodes have ``usable: False``."""
     stable = _stable_paths(Path(dev_dir))
     entries = [_v4l2_entry(node, Path(sys_dir), stable, query) for node in _nodes(Path(dev_dir))]
     found = [entry for entry in entries if entry is not None]
-    return found + _picamera2_entries(load_picamera2 or _import_picamera2,
-                                      any(e.get("pipeline") for e in found))
+    return found + _picamera2_entries(load_picamera2 or _import_picamera2, any(e.get("pipeline") for e in found))
 
 
 def camera_lines(cameras: list[dict] | None = None) -> list[str]:
@@ -44,8 +46,10 @@ def camera_lines(cameras: list[dict] | None = None) -> list[str]:
         lines += _v4l2_lines(entry) if entry["kind"] == "v4l2" else _picamera2_lines(entry)
     pipeline = [entry["device"] for entry in cameras if entry.get("pipeline")]
     if pipeline:
-        lines.append(f"{len(pipeline)} Raspberry Pi camera pipeline node(s) ({', '.join(pipeline)}) not listed: "
-                     'such cameras are used with kind = "picamera2"')
+        lines.append(
+            f"{len(pipeline)} Raspberry Pi camera pipeline node(s) ({', '.join(pipeline)}) not listed: "
+            'such cameras are used with kind = "picamera2"'
+        )
     for entry in cameras:
         if not entry["usable"] and not entry.get("pipeline"):
             lines.append(f"{entry.get('device', 'picamera2')}: {entry['why']}")
@@ -84,11 +88,25 @@ def _v4l2_entry(node: Path, sys_dir: Path, stable: dict[str, str], query) -> dic
         return {**entry, "usable": False, "pipeline": True, "why": f"{info.driver} pipeline node"}
     path = stable.get(os.path.realpath(node), str(node))
     size = suggest_size([size for pixel in info.formats for size in pixel.sizes])
-    return {**entry, "usable": True, "name": _sysfs_name(sys_dir, node.name) or info.card, "driver": info.driver,
-            "bus": info.bus_info, "stable_path": path if path != str(node) else None,
-            "formats": [{"fourcc": p.fourcc, "description": p.description, "compressed": p.compressed,
-                         "sizes": [f"{w}x{h}" for w, h in p.sizes], "range": p.size_range} for p in info.formats],
-            "config": ["[camera.NAME]", f'device = "{path}"', *_size_lines(size)]}
+    return {
+        **entry,
+        "usable": True,
+        "name": _sysfs_name(sys_dir, node.name) or info.card,
+        "driver": info.driver,
+        "bus": info.bus_info,
+        "stable_path": path if path != str(node) else None,
+        "formats": [
+            {
+                "fourcc": p.fourcc,
+                "description": p.description,
+                "compressed": p.compressed,
+                "sizes": [f"{w}x{h}" for w, h in p.sizes],
+                "range": p.size_range,
+            }
+            for p in info.formats
+        ],
+        "config": ["[camera.NAME]", f'device = "{path}"', *_size_lines(size)],
+    }
 
 
 def _sysfs_name(sys_dir: Path, node: str) -> str | None:
@@ -130,9 +148,16 @@ def _picamera2_entries(load: Callable[[], ModuleType], pipeline_seen: bool) -> l
 
 
 def _picamera2_entry(module: ModuleType, number: int, info: dict) -> dict:
-    entry = {"kind": "picamera2", "usable": True, "index": number, "name": info.get("Model", "?"),
-             "id": info.get("Id", ""), "modes": [], "modes_error": None,
-             "config": ["[camera.NAME]", 'kind = "picamera2"', f"index = {number}", *_size_lines(PREFERRED_SIZE)]}
+    entry = {
+        "kind": "picamera2",
+        "usable": True,
+        "index": number,
+        "name": info.get("Model", "?"),
+        "id": info.get("Id", ""),
+        "modes": [],
+        "modes_error": None,
+        "config": ["[camera.NAME]", 'kind = "picamera2"', f"index = {number}", *_size_lines(PREFERRED_SIZE)],
+    }
     try:
         camera = module.Picamera2(number)
     except Exception as error:  # busy (robotd itself may be running), or gone

@@ -61,16 +61,21 @@ class V4l2Source:
             capture.release()
             node = f"{DEV_VIDEO}{target}" if isinstance(target, int) else None
             seen = f" ({node})" if node and isinstance(settings.device, str) and node != settings.device else ""
-            raise RobotError(f"camera '{settings.name}': cannot open {settings.device!r}{seen} "
-                             "(is it plugged in, and is the user in the 'video' group? `robotd check` lists cameras)")
+            raise RobotError(
+                f"camera '{settings.name}': cannot open {settings.device!r}{seen} "
+                "(is it plugged in, and is the user in the 'video' group? `robotd check` lists cameras)"
+            )
         if backend == cv2.CAP_V4L2:
             capture.set(cv2.CAP_PROP_MODE, 0)  # raw driver values, even with OPENCV_VIDEOIO_V4L_RANGE_NORMALIZED set
         if settings.width and settings.height:
             capture.set(cv2.CAP_PROP_FRAME_WIDTH, settings.width)
             capture.set(cv2.CAP_PROP_FRAME_HEIGHT, settings.height)
         self._capture = capture
-        self._value_props = {"exposure": cv2.CAP_PROP_EXPOSURE, "gain": cv2.CAP_PROP_GAIN,
-                             "white_balance": cv2.CAP_PROP_WB_TEMPERATURE}
+        self._value_props = {
+            "exposure": cv2.CAP_PROP_EXPOSURE,
+            "gain": cv2.CAP_PROP_GAIN,
+            "white_balance": cv2.CAP_PROP_WB_TEMPERATURE,
+        }
 
     def read(self) -> np.ndarray | None:
         ok, image = self._capture.read()
@@ -82,8 +87,9 @@ class V4l2Source:
     def release(self, names: Iterable[str]) -> dict[str, str]:
         cv2, refused = self._cv2, {}
         names = set(names)
-        if "exposure" in names and not any(self._switch(cv2.CAP_PROP_AUTO_EXPOSURE, mode)
-                                           for mode in AUTO_EXPOSURE_MODES):
+        if "exposure" in names and not any(
+            self._switch(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in AUTO_EXPOSURE_MODES
+        ):
             refused["exposure"] = "the camera has no automatic exposure mode that can be switched on"
         if "white_balance" in names and not self._switch(cv2.CAP_PROP_AUTO_WB, 1):
             refused["white_balance"] = "the camera has no automatic white balance that can be switched on"

@@ -30,25 +30,34 @@ from .rig import RIG_KINDS
 from .schema.sim import FIRMWARES
 from .summary import format_summary
 
-CONFIG_HELP = ("config file (default: $ROBOTD_CONFIG, else /etc/robotd/robotd.toml, then the user's "
-               "~/.config/robotd/robotd.toml)")
+CONFIG_HELP = (
+    "config file (default: $ROBOTD_CONFIG, else /etc/robotd/robotd.toml, then the user's ~/.config/robotd/robotd.toml)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="robotd", description="Controller for Rubik's-cube solving robots.")
-    parser.add_argument("--config", metavar="PATH",
-                        help=CONFIG_HELP)
+    parser.add_argument("--config", metavar="PATH", help=CONFIG_HELP)
     parser.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
     parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
-    parser.add_argument("--firmware", choices=FIRMWARES,
-                        help="simulation: the board's firmware: python (the reference, default) or avr (the "
-                             "firmware binary on a simulated ATmega2560; needs gcc-avr and simavr, "
-                             "see docs/firmware.md)")
-    parser.add_argument("--controller", choices=tuple(CONTROLLERS),
-                        help="simulation: the motor controller, simulated as its firmware speaks (default from "
-                             "[controller] kind, robotd)")
-    parser.add_argument("--rig", choices=tuple(RIG_KINDS),
-                        help="simulation: the mechanism: six-axis (a motor per face) or flip-spin (two servos)")
+    parser.add_argument(
+        "--firmware",
+        choices=FIRMWARES,
+        help="simulation: the board's firmware: python (the reference, default) or avr (the "
+        "firmware binary on a simulated ATmega2560; needs gcc-avr and simavr, "
+        "see docs/firmware.md)",
+    )
+    parser.add_argument(
+        "--controller",
+        choices=tuple(CONTROLLERS),
+        help="simulation: the motor controller, simulated as its firmware speaks (default from "
+        "[controller] kind, robotd)",
+    )
+    parser.add_argument(
+        "--rig",
+        choices=tuple(RIG_KINDS),
+        help="simulation: the mechanism: six-axis (a motor per face) or flip-spin (two servos)",
+    )
     parser.add_argument("--puzzle", type=int, choices=(2, 3), help="simulation: 2x2x2 or 3x3x3")
     parser.add_argument("--seed", type=int, help="simulation: seed of the scramble")
     parser.add_argument("--moves", type=int, metavar="K", help="simulation: scramble with K random moves")
@@ -58,11 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, help="dashboard port (default from config, 8080)")
     # --config also after the command, without its default hiding one given before it
     after = argparse.ArgumentParser(add_help=False)
-    after.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
-                       help=CONFIG_HELP)
+    after.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help=CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("check", parents=[after],
-                        help="list the cameras found, validate the config, probe the cameras and serial port")
+    commands.add_parser(
+        "check", parents=[after], help="list the cameras found, validate the config, probe the cameras and serial port"
+    )
     history = commands.add_parser("history", parents=[after], help="list past runs")
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
@@ -115,8 +124,10 @@ def _history(args) -> int:
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run["started_at"]))
         moves = "" if run["length_htm"] is None else f"{run['length_htm']} moves"
         detail = run["error"] or run["solution"] or ""
-        print(f"{run['id']:>5}  {started}  {run['mode'] or '':<3}  {run['puzzle'] or '-'}x  "
-              f"{run['outcome']:<11} {moves:>9}  {detail}")
+        print(
+            f"{run['id']:>5}  {started}  {run['mode'] or '':<3}  {run['puzzle'] or '-'}x  "
+            f"{run['outcome']:<11} {moves:>9}  {detail}"
+        )
     return 0
 
 
@@ -124,8 +135,10 @@ def _sim_options(args) -> dict:
     options = {"puzzle": args.puzzle, "seed": args.seed, "light": args.light, "moves": args.moves}
     hardware = (args.firmware, args.controller, args.rig)
     if not args.sim and any(v is not None for v in (*options.values(), *hardware)):
-        raise RobotError("--puzzle, --seed, --moves, --light, --firmware, --controller and --rig only apply with "
-                         "--sim (a real rig takes them from its config)")
+        raise RobotError(
+            "--puzzle, --seed, --moves, --light, --firmware, --controller and --rig only apply with "
+            "--sim (a real rig takes them from its config)"
+        )
     return options
 
 
@@ -135,7 +148,7 @@ def _hardware(args) -> dict:
 
 def _once(args) -> int:
     options = _sim_options(args)
-    log_file.quiet_stderr()     # the summary is the output; [robotd] log_file still gets log_level
+    log_file.quiet_stderr()  # the summary is the output; [robotd] log_file still gets log_level
     built = assemble.build(args.config, sim=args.sim, web=False, **_hardware(args))
     try:
         with signals_stop_the_run(built.daemon) as (received, _):
@@ -152,8 +165,7 @@ def _serve(args) -> int:
     options = _sim_options(args)
     if options.pop("seed") is not None:
         raise RobotError("--seed applies to one run (--once); runs started from the dashboard can take a seed")
-    built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port,
-                           **_hardware(args))
+    built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port, **_hardware(args))
     stop = threading.Event()
     try:
         with signals_stop_the_run(built.daemon, then=stop.set) as (received, on_signal):

@@ -30,17 +30,19 @@ from .toml_lines import key_lines
 def _schema() -> Any:
     """``robot.schema``, imported on first use: its models take defaults from parts that import this module."""
     from . import schema
+
     return schema
 
 
-_ROUNDS = 4   # validations of one table, each without the keys the one before found wrong
+_ROUNDS = 4  # validations of one table, each without the keys the one before found wrong
 
 
 class Config:
     """A parsed config file; validates its tables and words every problem with its line."""
 
-    def __init__(self, data: dict, source: str = "<defaults>", lines: dict[str, int] | None = None,
-                 collect: bool = False):
+    def __init__(
+        self, data: dict, source: str = "<defaults>", lines: dict[str, int] | None = None, collect: bool = False
+    ):
         self.data = data
         self.source = source
         self.lines = lines or {}
@@ -80,8 +82,7 @@ class Config:
 
     def error(self, key: str, problem: str) -> ConfigError:
         table, _, name = key.rpartition(".")
-        return ConfigError(f"{self.where(key)}: [{table or name}] {name if table else ''}".rstrip()
-                           + f": {problem}")
+        return ConfigError(f"{self.where(key)}: [{table or name}] {name if table else ''}".rstrip() + f": {problem}")
 
     def report(self, key: str, problem: str) -> None:
         """A problem with ``key``: raised at once, or recorded when collecting."""
@@ -93,7 +94,7 @@ class Config:
             raise error
         for message in error.problems:
             head = _head(message)
-            if all(_head(known) != head for _, known in self.problems):   # not a knock-on of the first
+            if all(_head(known) != head for _, known in self.problems):  # not a knock-on of the first
                 self.problems.append((line or _line_in(message, self.source) or 0, message))
 
     def attempt(self, read: Callable[..., Any], *args: Any) -> Any:
@@ -134,8 +135,11 @@ class Config:
         messages = [str(self.error(".".join((section, *path)), text)) for path, text in found]
         if messages:
             self.add(ConfigError("\n".join(messages), problems=messages))
-        return model if model is not None else ConfigError(
-            f"{self.where(section)}: [{section}] cannot be read", problems=messages)
+        return (
+            model
+            if model is not None
+            else ConfigError(f"{self.where(section)}: [{section}] cannot be read", problems=messages)
+        )
 
     def section(self, name: str) -> Section:
         """A handle on the table ``name`` (dotted for one below a top-level table)."""
@@ -195,7 +199,7 @@ def _validated(section: str, data: Any) -> tuple[Any, list[tuple[tuple[str, ...]
             return schema.adapter(section).validate_python(data), found
         except ValidationError as error:
             problems = schema.problems(error, data, schema.TABLES[section])
-        found += [(p.path, p.text) for p in problems if not any(gone[:len(p.path)] == p.path for gone in left_out)]
+        found += [(p.path, p.text) for p in problems if not any(gone[: len(p.path)] == p.path for gone in left_out)]
         left_out += [p.path for p in problems]
         data, before = _without(data, [p.path for p in problems]), data
         if data == before or any(p.final for p in problems):
@@ -226,5 +230,5 @@ def _head(message: str) -> str:
 
 def _line_in(message: str, source: str) -> int | None:
     """The line number in a ``FILE:LINE: ...`` message."""
-    head = message[len(source) + 1:].partition(":")[0] if message.startswith(source + ":") else ""
+    head = message[len(source) + 1 :].partition(":")[0] if message.startswith(source + ":") else ""
     return int(head) if head.isdigit() else None

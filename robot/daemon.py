@@ -24,19 +24,30 @@ from .scan_archive import ScanMemory, ScanRecord
 class Simulation(Protocol):
     """The simulated side of a dry run: it loads a scrambled virtual cube before each run."""
 
-    def prepare(self, puzzle: int | None, seed: int | None, scramble: str | None, light: str | None,
-                moves: int | None) -> dict: ...
+    def prepare(
+        self, puzzle: int | None, seed: int | None, scramble: str | None, light: str | None, moves: int | None
+    ) -> dict: ...
 
     def status(self) -> dict: ...
 
 
 class Daemon:
-    def __init__(self, *, runner: Runner, history: History, bus: EventBus, rig: Rig, cameras: dict[str, Camera],
-                 link_status: Callable[[], dict], simulation: Simulation | None = None,
-                 calibration: Callable[[], dict] | None = None,
-                 set_calibration: Callable[[dict], dict] | None = None,
-                 check_calibration: Callable[[dict], dict] | None = None,
-                 closers: tuple[Callable[[], None], ...] = (), scans: ScanMemory | None = None):
+    def __init__(
+        self,
+        *,
+        runner: Runner,
+        history: History,
+        bus: EventBus,
+        rig: Rig,
+        cameras: dict[str, Camera],
+        link_status: Callable[[], dict],
+        simulation: Simulation | None = None,
+        calibration: Callable[[], dict] | None = None,
+        set_calibration: Callable[[dict], dict] | None = None,
+        check_calibration: Callable[[dict], dict] | None = None,
+        closers: tuple[Callable[[], None], ...] = (),
+        scans: ScanMemory | None = None,
+    ):
         self.runner, self.history, self.bus, self.rig = runner, history, bus, rig
         self.cameras, self.link_status, self.simulation = cameras, link_status, simulation
         self._calibration, self._set_calibration = calibration, set_calibration
@@ -50,25 +61,49 @@ class Daemon:
 
     def status(self) -> dict:
         cameras = [camera.status() for camera in self.cameras.values()]
-        return {**self.runner.status(), "mode": self.mode, "rig": self.rig.status(), "link": self.link_status(),
-                "cameras": cameras, "camera_ok": all(c.get("error") is None for c in cameras),
-                "simulation": self.simulation.status() if self.simulation else None,
-                "jog": self.runner.jog_commands(), "rig_actions": self.runner.rig_actions(),
-                "motors_on": self.runner.motors_on}
+        return {
+            **self.runner.status(),
+            "mode": self.mode,
+            "rig": self.rig.status(),
+            "link": self.link_status(),
+            "cameras": cameras,
+            "camera_ok": all(c.get("error") is None for c in cameras),
+            "simulation": self.simulation.status() if self.simulation else None,
+            "jog": self.runner.jog_commands(),
+            "rig_actions": self.runner.rig_actions(),
+            "motors_on": self.runner.motors_on,
+        }
 
-    def start_run(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
-                  light: str | None = None, moves: int | None = None) -> int:
+    def start_run(
+        self,
+        puzzle: int | None = None,
+        seed: int | None = None,
+        scramble: str | None = None,
+        light: str | None = None,
+        moves: int | None = None,
+    ) -> int:
         """Start a run; in simulation the virtual cube is scrambled first (random, or by ``seed``/``scramble``)."""
         if self.simulation is None:
-            given = [name for name, value in (("puzzle", puzzle), ("seed", seed), ("scramble", scramble),
-                                              ("light", light), ("moves", moves)) if value is not None]
+            given = [
+                name
+                for name, value in (
+                    ("puzzle", puzzle),
+                    ("seed", seed),
+                    ("scramble", scramble),
+                    ("light", light),
+                    ("moves", moves),
+                )
+                if value is not None
+            ]
             if given:
-                raise RobotError(f"{', '.join(given)} only apply in simulation (robotd --sim); "
-                                 "a real rig scans whatever cube it holds")
+                raise RobotError(
+                    f"{', '.join(given)} only apply in simulation (robotd --sim); "
+                    "a real rig scans whatever cube it holds"
+                )
             return self.runner.start(mode=self.mode)
         if scramble is not None and moves is not None:
             raise RobotError("give either a scramble or a number of random moves, not both")
-        simulation = self.simulation   # not None here (see above); bound for the lambda
+        simulation = self.simulation  # not None here (see above); bound for the lambda
         return self.runner.start(lambda: simulation.prepare(puzzle, seed, scramble, light, moves), mode=self.mode)
 
     def stop(self, reason: str = "stop requested") -> None:
@@ -124,8 +159,10 @@ class Daemon:
             return record
         if scan_id is None:
             raise RobotError("no scan yet: the overlay shows a scan once a run has scanned the cube")
-        raise RobotError(f"scan {scan_id} is no longer in memory (robotd keeps the last {self.scans.keep}); "
-                         "a refused scan is kept on disk in the data directory's refused-scans folder")
+        raise RobotError(
+            f"scan {scan_id} is no longer in memory (robotd keeps the last {self.scans.keep}); "
+            "a refused scan is kept on disk in the data directory's refused-scans folder"
+        )
 
     def close(self) -> None:
         self.runner.close()

@@ -27,8 +27,23 @@ from .errors import RobotError
 from .history_limits import HistoryLimits, compact, make_compactable, prune
 
 OUTCOMES = ("running", "done", "error", "stopped", "interrupted")
-RUN_FIELDS = ("puzzle", "scanned_state", "solver", "solver_params", "solution", "length_htm", "length_qtm",
-              "estimated_s", "actual_s", "step_durations", "outcome", "error", "ended_at", "seed", "mode")
+RUN_FIELDS = (
+    "puzzle",
+    "scanned_state",
+    "solver",
+    "solver_params",
+    "solution",
+    "length_htm",
+    "length_qtm",
+    "estimated_s",
+    "actual_s",
+    "step_durations",
+    "outcome",
+    "error",
+    "ended_at",
+    "seed",
+    "mode",
+)
 _JSON_FIELDS = ("solver_params", "step_durations")
 log = logging.getLogger("robotd.history")
 
@@ -74,7 +89,7 @@ class History:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")    # takes effect only in a new file
+            self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # takes effect only in a new file
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
@@ -94,7 +109,7 @@ class History:
             self.prune()
             with self._lock:
                 make_compactable(self._db)
-        except sqlite3.Error as error:      # e.g. a reader holds the file: tried again at the next start
+        except sqlite3.Error as error:  # e.g. a reader holds the file: tried again at the next start
             log.warning("could not prune or compact the run history %s: %s", self.path, error)
 
     def prune(self, now: float | None = None) -> int:
@@ -110,13 +125,14 @@ class History:
     def _write(self, sql: str, params: tuple) -> int:
         with self._lock:
             cursor = self._db.execute(sql, params)
-            return cursor.lastrowid or 0     # an INSERT always sets it; other statements are not counted
+            return cursor.lastrowid or 0  # an INSERT always sets it; other statements are not counted
 
     def _mark_interrupted(self) -> int:
         with self._lock:
             cursor = self._db.execute(
                 "UPDATE runs SET outcome='interrupted', error=COALESCE(error, ?) WHERE outcome='running'",
-                ("robotd stopped during this run (crash, kill or power loss)",))
+                ("robotd stopped during this run (crash, kill or power loss)",),
+            )
             return cursor.rowcount
 
     def start_run(self, started_at: float | None = None, **fields) -> int:
@@ -140,19 +156,22 @@ class History:
         self.update_run(run_id, outcome=outcome, error=error, ended_at=time.time(), **fields)
         try:
             self.prune()
-        except sqlite3.Error as error:      # the run is recorded; pruning is tried again after the next one
+        except sqlite3.Error as error:  # the run is recorded; pruning is tried again after the next one
             log.warning("could not prune the run history %s: %s", self.path, error)
 
     def add_event(self, run_id: int, kind: str, data: dict, t: float | None = None) -> None:
-        self._write("INSERT INTO events (run_id, t, kind, data) VALUES (?, ?, ?, ?)",
-                    (run_id, t or time.time(), kind, json.dumps(data)))
+        self._write(
+            "INSERT INTO events (run_id, t, kind, data) VALUES (?, ?, ?, ?)",
+            (run_id, t or time.time(), kind, json.dumps(data)),
+        )
 
     def list_runs(self, limit: int = 20, offset: int = 0, outcome: str | None = None) -> list[dict]:
         """Newest first."""
         where, params = ("WHERE outcome=?", (outcome,)) if outcome else ("", ())
         with self._lock:
-            rows = self._db.execute(f"SELECT * FROM runs {where} ORDER BY id DESC LIMIT ? OFFSET ?",
-                                    (*params, limit, offset)).fetchall()
+            rows = self._db.execute(
+                f"SELECT * FROM runs {where} ORDER BY id DESC LIMIT ? OFFSET ?", (*params, limit, offset)
+            ).fetchall()
         return [_run_dict(row) for row in rows]
 
     def get_run(self, run_id: int) -> dict | None:
@@ -161,8 +180,9 @@ class History:
             row = self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
             if row is None:
                 return None
-            events = self._db.execute("SELECT t, kind, data FROM events WHERE run_id=? ORDER BY id",
-                                      (run_id,)).fetchall()
+            events = self._db.execute(
+                "SELECT t, kind, data FROM events WHERE run_id=? ORDER BY id", (run_id,)
+            ).fetchall()
         run = _run_dict(row)
         run["events"] = [{"t": e["t"], "kind": e["kind"], "data": json.loads(e["data"])} for e in events]
         return run

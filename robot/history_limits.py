@@ -13,8 +13,8 @@ import sqlite3
 from dataclasses import dataclass
 
 DAY_S = 86400.0
-INCREMENTAL = 2                 # PRAGMA auto_vacuum value
-_SPARE_PAGES = 64               # free pages (256 KiB at 4 KiB a page) left in the file for the next runs
+INCREMENTAL = 2  # PRAGMA auto_vacuum value
+_SPARE_PAGES = 64  # free pages (256 KiB at 4 KiB a page) left in the file for the next runs
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,11 @@ class DataDirLock:
         except OSError as error:
             raise RobotError(f"[robotd] data_dir: cannot create the lock file {self.path}: {error.strerror}") from None
         if not taken:
-            raise RobotError(f"another robotd ({self._holder()}) is using the data directory {self.path.parent}: "
-                             "stop it first (e.g. systemctl stop robotd), or give this one another "
-                             "[robotd] data_dir")
+            raise RobotError(
+                f"another robotd ({self._holder()}) is using the data directory {self.path.parent}: "
+                "stop it first (e.g. systemctl stop robotd), or give this one another "
+                "[robotd] data_dir"
+            )
 
     def release(self) -> None:
         if self._file is not None:

@@ -38,8 +38,9 @@ def attach(settings: LogFileSettings | None, level: str) -> RotatingFileHandler 
         return None
     try:
         settings.path.parent.mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(settings.path, maxBytes=int(settings.max_mb * 1024 * 1024),
-                                      backupCount=settings.backups, encoding="utf-8")
+        handler = RotatingFileHandler(
+            settings.path, maxBytes=int(settings.max_mb * 1024 * 1024), backupCount=settings.backups, encoding="utf-8"
+        )
     except OSError as error:
         raise ConfigError(f"[robotd] log_file: cannot open {settings.path}: {error.strerror}") from None
     handler.setFormatter(logging.Formatter(FORMAT))
@@ -59,6 +60,7 @@ def start(settings: LogFileSettings | None, level: str) -> Callable[[], None]:
     def undo() -> None:
         detach(handler)
         root.setLevel(previous)
+
     return undo
 
 

@@ -53,7 +53,7 @@ class MotionOverLink:
     def __init__(self, link, motion_timeout_s: float, cannot: dict[str, str] | None = None):
         self.link, self.motion_timeout_s = link, motion_timeout_s
         self.cannot = dict(cannot or {})
-        self.motors_on: bool | None = None     # None: not known yet (before the first connect)
+        self.motors_on: bool | None = None  # None: not known yet (before the first connect)
         self._stopping = threading.Event()
 
     def rig_actions(self) -> list[str]:
@@ -72,7 +72,7 @@ class MotionOverLink:
 
     def estop(self) -> None:
         self._stopping.set()
-        self.motors_on = False     # every controller switches its drivers (servos) off, or halts
+        self.motors_on = False  # every controller switches its drivers (servos) off, or halts
         try:
             self.link.estop(wait=False)
         except LinkError as error:  # the port is gone: the device's watchdog stops the motors
@@ -82,11 +82,18 @@ class MotionOverLink:
 class LinkMotion(MotionOverLink):
     """The rig's motors behind a ``RigLink``; reconnects and clears latched faults before each plan."""
 
-    def __init__(self, link: RigLink, motors: dict[str, str], motion_timeout_s: float = 30.0, *,
-                 rig: SixAxisRig | None = None, cannot: dict[str, str] | None = None):
+    def __init__(
+        self,
+        link: RigLink,
+        motors: dict[str, str],
+        motion_timeout_s: float = 30.0,
+        *,
+        rig: SixAxisRig | None = None,
+        cannot: dict[str, str] | None = None,
+    ):
         super().__init__(link, motion_timeout_s, cannot)
         self.motors, self.rig = motors, rig
-        self.device_direction = False      # True: the firmware applies [rig.direction] (MOTOR dir=)
+        self.device_direction = False  # True: the firmware applies [rig.direction] (MOTOR dir=)
 
     def connect(self) -> dict:
         """Handshake, check the firmware has every configured motor, energise and home them."""
@@ -96,8 +103,10 @@ class LinkMotion(MotionOverLink):
             raise RobotError(f"serial link: {error}") from None
         missing = sorted(set(self.motors.values()) - set(info["motors"]))
         if missing:
-            raise RobotError(f"serial link: the firmware on {info['port']} has no motor {', '.join(missing)} "
-                             f"(it reports {', '.join(info['motors'])}); check [rig.motors]")
+            raise RobotError(
+                f"serial link: the firmware on {info['port']} has no motor {', '.join(missing)} "
+                f"(it reports {', '.join(info['motors'])}); check [rig.motors]"
+            )
         self.device_direction = False
         if info.get("protocol", 1) >= 2 and self.rig is not None:
             self._set_up_motors()
@@ -112,7 +121,7 @@ class LinkMotion(MotionOverLink):
     def _set_up_motors(self) -> None:
         """Version 2: SPEED from the rig's quarter-turn time, MOTOR for every motor of ``[rig.stepper]``."""
         rig = self.rig
-        if rig is None:                 # a link motion always drives a six-axis rig
+        if rig is None:  # a link motion always drives a six-axis rig
             raise RobotError("serial link: no six-axis rig to set the motors up for")
         try:
             low, high = SPEED_MS
@@ -139,13 +148,13 @@ class LinkMotion(MotionOverLink):
     def _usable(self) -> None:
         status = self.link.status()
         if not status["connected"] or status.get("halted"):
-            self.connect()      # a halted Marlin listens again only after a reset: reopening the port does it
+            self.connect()  # a halted Marlin listens again only after a reset: reopening the port does it
         elif status["fault"] is not None:
             try:
                 self.link.clear()
             except LinkError as error:
                 raise RobotError(f"serial link: could not clear the fault: {error}") from None
-            self.motors_on = False    # an emergency stop or a lost host turned the drivers off
+            self.motors_on = False  # an emergency stop or a lost host turned the drivers off
 
     def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None:
         self._stopping.clear()
@@ -162,8 +171,7 @@ class LinkMotion(MotionOverLink):
 
     def _entry(self, command: MotorCommand):
         """A command as a ``link.plan`` entry; reversed motors flipped here unless the firmware does it."""
-        turns = [(t.motor, t.quarter_turns if self.device_direction else t.motor_quarter_turns)
-                 for t in command.turns]
+        turns = [(t.motor, t.quarter_turns if self.device_direction else t.motor_quarter_turns) for t in command.turns]
         return turns[0] if len(turns) == 1 else tuple(turns)
 
     def jog(self, command: str) -> None:
@@ -183,8 +191,10 @@ class LinkMotion(MotionOverLink):
         self._stopping.clear()
         self.ready()
         self._wait(self.link.home(), "home the motors")
-        return ("every motor was sent HOME: a board with home switches turns each face to its switch; one without "
-                "(robotd's reference board) only confirms it, so square the faces by hand first")
+        return (
+            "every motor was sent HOME: a board with home switches turns each face to its switch; one without "
+            "(robotd's reference board) only confirms it, so square the faces by hand first"
+        )
 
     def set_motors(self, enabled: bool) -> str:
         """Energise the drivers, or switch them off so that the faces turn by hand."""

@@ -52,5 +52,4 @@ def find_config(explicit: str | os.PathLike | None = None) -> Path | None:
     return next((path for path in config_search_path() if path.is_file()), None)
 
 
-__all__ = ["SYSTEM_CONFIG", "cache_dir", "config_search_path", "default_data_dir", "find_config",
-           "user_config_path"]
+__all__ = ["SYSTEM_CONFIG", "cache_dir", "config_search_path", "default_data_dir", "find_config", "user_config_path"]

@@ -23,6 +23,7 @@ from .config import Section
 @dataclass(frozen=True)
 class FaceTurn:
     """One motor's part of a command: the face turn and what its motor is told."""
+
     face: str
     quarter_turns: int  # +1 clockwise, -1 counter-clockwise, +2 half turn (face seen from outside)
     motor: str  # the firmware's name for the motor
@@ -32,6 +33,7 @@ class FaceTurn:
 @dataclass(frozen=True)
 class MotorCommand:
     """What the rig does at once: one face turn, or two opposite faces turning together."""
+
     turns: tuple[FaceTurn, ...]
     moves: tuple[int, ...]  # the solver move ids this command performs, in order
     seconds: float  # estimated duration, settle time included
@@ -79,6 +81,7 @@ def estimate_s(plan: Sequence[PlannedStep]) -> float:
 @dataclass(frozen=True)
 class SixAxisRig:
     """One motor per face; opposite faces may turn together when ``simultaneous_opposite``."""
+
     motors: dict[str, str]
     direction: dict[str, int]
     quarter_turn_s: float
@@ -104,8 +107,11 @@ class SixAxisRig:
         while index < len(moves):
             move = moves[index]
             pair = moves[index + 1] if index + 1 < len(moves) else None
-            if (self.simultaneous_opposite and pair is not None
-                    and FACES[move_face(pair)] == OPPOSITE[FACES[move_face(move)]]):
+            if (
+                self.simultaneous_opposite
+                and pair is not None
+                and FACES[move_face(pair)] == OPPOSITE[FACES[move_face(move)]]
+            ):
                 group: tuple[int, ...] = (move, pair)
             else:
                 group = (move,)
@@ -119,12 +125,20 @@ class SixAxisRig:
         return estimate_s(self.plan(moves))
 
     def status(self) -> dict:
-        return {"kind": self.kind, "motors": dict(self.motors), "direction": dict(self.direction),
-                "simultaneous_opposite": self.simultaneous_opposite,
-                "timing": {"quarter_turn_s": self.quarter_turn_s, "half_turn_s": self.half_turn_s,
-                           "settle_s": self.settle_s},
-                "stepper": None if self.stepper is None else {
-                    face: dict(zip(STEPPER_KEYS, values)) for face, values in self.stepper.items()}}
+        return {
+            "kind": self.kind,
+            "motors": dict(self.motors),
+            "direction": dict(self.direction),
+            "simultaneous_opposite": self.simultaneous_opposite,
+            "timing": {
+                "quarter_turn_s": self.quarter_turn_s,
+                "half_turn_s": self.half_turn_s,
+                "settle_s": self.settle_s,
+            },
+            "stepper": None
+            if self.stepper is None
+            else {face: dict(zip(STEPPER_KEYS, values)) for face, values in self.stepper.items()},
+        }
 
 
 def six_axis_from_config(section: Section) -> SixAxisRig:
@@ -140,10 +154,16 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
     table = section.model
     stepper = table.stepper
     return SixAxisRig(
-        motors=dict(table.motors), direction=dict(table.direction), quarter_turn_s=table.quarter_turn_s,
-        half_turn_s=table.half_turn_s, settle_s=table.settle_s, simultaneous_opposite=table.simultaneous_opposite,
-        stepper=None if stepper is None else {
-            face: tuple(getattr(stepper, key)[face] for key in STEPPER_KEYS) for face in FACES})
+        motors=dict(table.motors),
+        direction=dict(table.direction),
+        quarter_turn_s=table.quarter_turn_s,
+        half_turn_s=table.half_turn_s,
+        settle_s=table.settle_s,
+        simultaneous_opposite=table.simultaneous_opposite,
+        stepper=None
+        if stepper is None
+        else {face: tuple(getattr(stepper, key)[face] for key in STEPPER_KEYS) for face in FACES},
+    )
 
 
 STEPPER_KEYS = ("steps_per_quarter", "max_rate", "accel")
@@ -151,11 +171,11 @@ STEPPER_KEYS = ("steps_per_quarter", "max_rate", "accel")
 
 def _flip_spin_from_config(section: Section) -> Rig:
     from .flipspin.rig import flip_spin_from_config
+
     return flip_spin_from_config(section)
 
 
-RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_config,
-                                                  "flip-spin": _flip_spin_from_config}
+RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_config, "flip-spin": _flip_spin_from_config}
 
 
 def rig_from_config(section: Section) -> Rig:

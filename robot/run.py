@@ -43,14 +43,15 @@ log = logging.getLogger("robotd")
 
 PHASES = ("idle", "scanning", "solving", "executing", "verifying", "done", "error", "stopped")
 _POLL_S = 0.01
-_JOG_STOP_WAIT_S = 5.0   # after an e-stop, how long a given-up jog may take to notice it
-_RIG_ACTION_S = 60.0     # a reconnect waits for a board that resets when its port opens, then homes
+_JOG_STOP_WAIT_S = 5.0  # after an e-stop, how long a given-up jog may take to notice it
+_RIG_ACTION_S = 60.0  # a reconnect waits for a board that resets when its port opens, then homes
 
 
 @dataclass
 class ScanResult:
     """A reconstructed cube: facelet string (face letters), a confidence per sticker, and (when the
     scanner remembers its scans) the scan's id and the stickers read with low confidence."""
+
     state: str
     confidence: list[float] = field(default_factory=list)
     scan_id: int | None = None
@@ -91,6 +92,7 @@ class Stopped(RobotError):
 @dataclass(frozen=True)
 class RunSettings:
     """How a run behaves; read from ``[run]`` and ``[solver]`` of the config."""
+
     verify: bool = True
     scan_retries: int = 2
     scan_timeout_s: float = 20.0
@@ -108,24 +110,31 @@ class RunSettings:
 def is_solved(state: str) -> bool:
     """True when every face shows a single colour."""
     n = 9 if len(state) == 54 else 4
-    return all(len(set(state[i:i + n])) == 1 for i in range(0, len(state), n))
+    return all(len(set(state[i : i + n])) == 1 for i in range(0, len(state), n))
 
 
 class Runner:
     """Drives runs on one rig; ``start`` returns at once, ``run`` blocks until the run ends."""
 
-    def __init__(self, scanner: Scanner, motion: Motion, rig: Rig, history: History, bus: EventBus,
-                 settings: RunSettings = RunSettings(),
-                 keep_refused: Callable[[int, int | None], Path | None] | None = None):
+    def __init__(
+        self,
+        scanner: Scanner,
+        motion: Motion,
+        rig: Rig,
+        history: History,
+        bus: EventBus,
+        settings: RunSettings = RunSettings(),
+        keep_refused: Callable[[int, int | None], Path | None] | None = None,
+    ):
         self.scanner, self.motion, self.rig = scanner, motion, rig
         self.solving = RigSolver(settings, rig)
         self.history, self.bus, self.settings = history, bus, settings
-        self.keep_refused = keep_refused   # (run id, scan id) -> the folder a refused scan was kept in
+        self.keep_refused = keep_refused  # (run id, scan id) -> the folder a refused scan was kept in
         self.phase = "idle"
         self.run_id: int | None = None
         self.progress: dict = {}
-        self.jogging: str | None = None    # the jog's command, or the rig action, under way
-        self._doing = ""                   # the same in words: "a jog (R')", "the rig action home"
+        self.jogging: str | None = None  # the jog's command, or the rig action, under way
+        self._doing = ""  # the same in words: "a jog (R')", "the rig action home"
         self._stop = threading.Event()
         self._stop_reason = "stop requested"
         self._lock = threading.Lock()
@@ -152,15 +161,14 @@ class Runner:
             self.run_id = self.history.start_run(mode=mode)
             self.progress = {"started_at": time.time(), "steps": {}}
             self._set_phase("scanning")
-        self._thread = threading.Thread(target=self._run, args=(self.run_id, prepare), name="robotd-run",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(self.run_id, prepare), name="robotd-run", daemon=True)
         self._thread.start()
         return self.run_id
 
     def run(self, prepare: Callable[[], dict] | None = None, mode: str = "rig") -> dict:
         """Do one complete run and return its summary."""
         run_id = self.start(prepare, mode)
-        if self._thread is not None:     # start() has just started it
+        if self._thread is not None:  # start() has just started it
             self._thread.join()
         return self.summary(run_id)
 
@@ -193,8 +201,9 @@ class Runner:
         jog = getattr(self.motion, "jog", None)
         if jog is None:
             raise RobotError("this rig's motion cannot jog")
-        _, seconds = self._between_runs(command, f"a jog ({command})", lambda: jog(command),
-                                        self.settings.execute_margin_s, "jog", command=command)
+        _, seconds = self._between_runs(
+            command, f"a jog ({command})", lambda: jog(command), self.settings.execute_margin_s, "jog", command=command
+        )
         return {"command": command, "outcome": "done", "seconds": seconds}
 
     def rig_actions(self) -> list[str]:
@@ -212,12 +221,14 @@ class Runner:
 
         Blocks until it is done, then publishes a ``rig`` event; refused like a jog while anything else moves.
         """
-        message, seconds = self._between_runs(action, f"the rig action {action}", call, _RIG_ACTION_S, "rig",
-                                              action=action)
+        message, seconds = self._between_runs(
+            action, f"the rig action {action}", call, _RIG_ACTION_S, "rig", action=action
+        )
         return {"action": action, "outcome": "done", "seconds": seconds, "message": message}
 
-    def _between_runs(self, label: str, doing: str, call: Callable, timeout_s: float, kind: str,
-                      **about) -> tuple[object, float]:
+    def _between_runs(
+        self, label: str, doing: str, call: Callable, timeout_s: float, kind: str, **about
+    ) -> tuple[object, float]:
         """``call`` on a step worker with the rig claimed; its result and the seconds it took. Publishes ``kind``
         with ``about``, the outcome and (on success, the result; else the error) the message."""
         self._claim_between_runs(label, doing)
@@ -229,15 +240,16 @@ class Runner:
             if not (isinstance(error, Stopped) or self._stop.is_set()):
                 message = str(error)
                 raise
-            outcome, message = "stopped", f"stopped: {self._stop_reason}"   # not the link's own words for it
+            outcome, message = "stopped", f"stopped: {self._stop_reason}"  # not the link's own words for it
             raise Stopped(message) from None
         except Exception as error:  # reported like a run's unexpected failure, never a bare 500
             message = f"internal error: {type(error).__name__}: {error}"
             raise RobotError(message) from None
         finally:
             seconds = round(time.perf_counter() - started, 4)
-            self.bus.publish(kind, None, **about, outcome=outcome, message=result if outcome == "done" else message,
-                             seconds=seconds)
+            self.bus.publish(
+                kind, None, **about, outcome=outcome, message=result if outcome == "done" else message, seconds=seconds
+            )
             with self._lock:
                 self.jogging = None
         return result, seconds
@@ -262,8 +274,7 @@ class Runner:
                 concurrent.futures.wait([future], timeout=_JOG_STOP_WAIT_S)
 
     def status(self) -> dict:
-        return {"phase": self.phase, "run_id": self.run_id, "progress": dict(self.progress),
-                "jogging": self.jogging}
+        return {"phase": self.phase, "run_id": self.run_id, "progress": dict(self.progress), "jogging": self.jogging}
 
     def summary(self, run_id: int) -> dict:
         run = self.history.get_run(run_id) or {}
@@ -317,8 +328,13 @@ class Runner:
             outcome, message = "error", f"internal error: {type(error).__name__}: {error}"
         if self._stop.is_set() and outcome == "error":
             outcome, message = "stopped", f"stopped: {self._stop_reason}"
-        self.history.finish_run(run_id, outcome, message, step_durations=self.progress["steps"],
-                                actual_s=self.progress["steps"].get("executing"))
+        self.history.finish_run(
+            run_id,
+            outcome,
+            message,
+            step_durations=self.progress["steps"],
+            actual_s=self.progress["steps"].get("executing"),
+        )
         if message:
             self.bus.publish("error" if outcome == "error" else "stopped", run_id, message=message)
         self._set_phase(outcome)
@@ -327,37 +343,63 @@ class Runner:
         scan = self._scan_with_retries(run_id)
         self.history.update_run(run_id, puzzle=3 if len(scan.state) == 54 else 2, scanned_state=scan.state)
         self._set_phase("solving")
-        solution = self._step("solving", lambda: self._solve(scan.state),
-                              self.settings.solve_budget_s + self.settings.fallback_budget_s + 10)
+        solution = self._step(
+            "solving",
+            lambda: self._solve(scan.state),
+            self.settings.solve_budget_s + self.settings.fallback_budget_s + 10,
+        )
         plan = self.rig.plan(solution.moves)
         estimated = estimate_s(plan)
-        self.history.update_run(run_id, solver=_solver_name(solution), solver_params=solution.details,
-                                solution=solution.text, length_htm=move_length(solution.moves, "htm"),
-                                length_qtm=move_length(solution.moves, "qtm"), estimated_s=estimated)
-        self.bus.publish("solution", run_id, moves=solution.text, htm=move_length(solution.moves, "htm"),
-                         qtm=move_length(solution.moves, "qtm"), seconds=round(solution.seconds, 4),
-                         commands=[c.text for c in plan], estimated_s=round(estimated, 3),
-                         solver=_solver_name(solution), candidates=solution.details.get("candidates", []))
+        self.history.update_run(
+            run_id,
+            solver=_solver_name(solution),
+            solver_params=solution.details,
+            solution=solution.text,
+            length_htm=move_length(solution.moves, "htm"),
+            length_qtm=move_length(solution.moves, "qtm"),
+            estimated_s=estimated,
+        )
+        self.bus.publish(
+            "solution",
+            run_id,
+            moves=solution.text,
+            htm=move_length(solution.moves, "htm"),
+            qtm=move_length(solution.moves, "qtm"),
+            seconds=round(solution.seconds, 4),
+            commands=[c.text for c in plan],
+            estimated_s=round(estimated, 3),
+            solver=_solver_name(solution),
+            candidates=solution.details.get("candidates", []),
+        )
         self.progress.update(total_moves=len(solution.moves), done_moves=0, estimated_s=estimated, state=scan.state)
         if plan:
             self._set_phase("executing")
             timeout = estimated * self.settings.execute_factor + self.settings.execute_margin_s
-            self._step("executing", lambda: self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i)),
-                       timeout)
+            self._step(
+                "executing", lambda: self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i)), timeout
+            )
         if self.settings.verify and plan:
             self._set_phase("verifying")
             check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
             self.bus.publish("verified", run_id, state=check.state, solved=is_solved(check.state))
             if not is_solved(check.state):
-                raise RobotError("the cube is not solved after executing the solution; "
-                                 f"the re-scan reads {check.state}")
+                raise RobotError(
+                    f"the cube is not solved after executing the solution; the re-scan reads {check.state}"
+                )
 
     def _executed(self, run_id: int, plan: Sequence[PlannedStep], index: int) -> None:
-        done = sum(len(c.moves) for c in plan[:index + 1])
+        done = sum(len(c.moves) for c in plan[: index + 1])
         state = solver.apply(self.progress["state"], plan[index].text)
         self.progress.update(done_moves=done, state=state)
-        self.bus.publish("move", run_id, index=index, command=plan[index].text, done_moves=done,
-                         total_moves=self.progress["total_moves"], state=state)
+        self.bus.publish(
+            "move",
+            run_id,
+            index=index,
+            command=plan[index].text,
+            done_moves=done,
+            total_moves=self.progress["total_moves"],
+            state=state,
+        )
 
     def _scan_with_retries(self, run_id: int) -> ScanResult:
         attempts = self.settings.scan_retries + 1
@@ -369,15 +411,28 @@ class Runner:
             except Exception as error:  # vision.ScanError and camera faults: retry, then report the last
                 refused = error if isinstance(error, ScanRefused) else ScanRefused(str(error))
                 kept = self._keep_refused(run_id, refused.scan_id) if attempt == attempts else None
-                self.bus.publish("scan_failed", run_id, attempt=attempt, message=str(error),
-                                 stickers=list(refused.stickers), scan_id=refused.scan_id,
-                                 kept=None if kept is None else str(kept))
+                self.bus.publish(
+                    "scan_failed",
+                    run_id,
+                    attempt=attempt,
+                    message=str(error),
+                    stickers=list(refused.stickers),
+                    scan_id=refused.scan_id,
+                    kept=None if kept is None else str(kept),
+                )
                 if attempt == attempts:
                     where = f"; the refused scan is kept in {kept}" if kept else ""
                     raise RobotError(f"scan failed after {attempts} attempts: {error}{where}") from None
                 continue
-            self.bus.publish("scan", run_id, state=scan.state, confidence=scan.confidence, attempt=attempt,
-                             doubtful=scan.doubtful, scan_id=scan.scan_id)
+            self.bus.publish(
+                "scan",
+                run_id,
+                state=scan.state,
+                confidence=scan.confidence,
+                attempt=attempt,
+                doubtful=scan.doubtful,
+                scan_id=scan.scan_id,
+            )
             return scan
         raise AssertionError("unreachable")
 
@@ -394,10 +449,15 @@ class Runner:
     def _solve(self, state: str) -> solver.Solution:
         solution = self.solving.solve(state)
         if not solution.found:
-            fallback = (f" nor by the {self.settings.solve_fallback} fallback in {self.settings.fallback_budget_s:g} s"
-                        if self.settings.solve_fallback else "")
-            raise RobotError(f"no solution found within the {self.settings.solve_budget_s:g} s solver budget "
-                             f"({solution.details.get('nodes_generated', 0):,} nodes){fallback}; state {state}")
+            fallback = (
+                f" nor by the {self.settings.solve_fallback} fallback in {self.settings.fallback_budget_s:g} s"
+                if self.settings.solve_fallback
+                else ""
+            )
+            raise RobotError(
+                f"no solution found within the {self.settings.solve_budget_s:g} s solver budget "
+                f"({solution.details.get('nodes_generated', 0):,} nodes){fallback}; state {state}"
+            )
         return solution
 
 

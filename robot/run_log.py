@@ -26,8 +26,9 @@ def log_event(event: Event) -> None:
     elif kind in ("jog", "rig"):
         level = logging.INFO if data.get("outcome") == "done" else logging.WARNING
         what = data.get("command") or data.get("action")
-        log.log(level, "%s %s: %s in %s s: %s", kind, what, data.get("outcome"), data.get("seconds"),
-                data.get("message"))
+        log.log(
+            level, "%s %s: %s in %s s: %s", kind, what, data.get("outcome"), data.get("seconds"), data.get("message")
+        )
     elif kind == "move":
         log.debug("%s: %s (%d/%d moves)", run, data["command"], data["done_moves"], data["total_moves"])
     elif kind in _INFO:
@@ -36,11 +37,17 @@ def log_event(event: Event) -> None:
 
 _INFO = {
     "phase": lambda d: d["phase"],
-    "prepared": lambda d: f"simulated {'x'.join([str(d.get('puzzle'))] * 3)} cube, seed {d.get('seed')}, "
-                          f"scramble {d.get('scramble')!r}, light {d.get('light')}",
-    "scan": lambda d: f"scanned {d['state']} (attempt {d['attempt']}, lowest sticker confidence "
-                      f"{min(d['confidence'], default=1.0):.2f})",
-    "solution": lambda d: f"{d['solver']} solution {d['moves'] or '(none: solved)'} ({d['htm']} htm, {d['qtm']} qtm) "
-                          f"in {d['seconds']} s; {d['estimated_s']} s of motor time planned",
+    "prepared": lambda d: (
+        f"simulated {'x'.join([str(d.get('puzzle'))] * 3)} cube, seed {d.get('seed')}, "
+        f"scramble {d.get('scramble')!r}, light {d.get('light')}"
+    ),
+    "scan": lambda d: (
+        f"scanned {d['state']} (attempt {d['attempt']}, lowest sticker confidence "
+        f"{min(d['confidence'], default=1.0):.2f})"
+    ),
+    "solution": lambda d: (
+        f"{d['solver']} solution {d['moves'] or '(none: solved)'} ({d['htm']} htm, {d['qtm']} qtm) "
+        f"in {d['seconds']} s; {d['estimated_s']} s of motor time planned"
+    ),
     "verified": lambda d: "re-scan: cube solved" if d["solved"] else f"re-scan: not solved ({d['state']})",
 }

@@ -31,7 +31,7 @@ from vision.overlay import encode_png
 
 log = logging.getLogger("robotd.scans")
 
-REMEMBERED_SCANS = 2          # a run's scan and its verification (or the last two attempts)
+REMEMBERED_SCANS = 2  # a run's scan and its verification (or the last two attempts)
 FOLDER = re.compile(r"^(\d{8}-\d{6})-run(\d+)(?:-(\d+))?$")
 LAST_OVERLAY = "last-doubtful-scan.png"
 
@@ -39,6 +39,7 @@ LAST_OVERLAY = "last-doubtful-scan.png"
 @dataclass
 class ScanRecord:
     """One scan as the camera saw it and the vision read it."""
+
     id: int
     t: float
     frames: dict[str, np.ndarray]
@@ -56,8 +57,13 @@ class ScanRecord:
         return self._png
 
     def summary(self) -> dict:
-        return {"scan_id": self.id, "t": self.t, "error": self.error, "doubtful": list(self.doubtful),
-                "reading": None if self.reading is None else self.reading.as_dict()}
+        return {
+            "scan_id": self.id,
+            "t": self.t,
+            "error": self.error,
+            "doubtful": list(self.doubtful),
+            "reading": None if self.reading is None else self.reading.as_dict(),
+        }
 
 
 class ScanMemory:
@@ -68,12 +74,19 @@ class ScanMemory:
         self._lock = threading.Lock()
         self._next = 1
 
-    def add(self, frames: dict[str, np.ndarray], views: ViewConfig, reading: Classification | None,
-            doubtful: tuple[str, ...] = (), error: str | None = None,
-            calibration: Calibration | None = None) -> ScanRecord:
+    def add(
+        self,
+        frames: dict[str, np.ndarray],
+        views: ViewConfig,
+        reading: Classification | None,
+        doubtful: tuple[str, ...] = (),
+        error: str | None = None,
+        calibration: Calibration | None = None,
+    ) -> ScanRecord:
         with self._lock:
-            record = ScanRecord(self._next, time.time(), dict(frames), views, reading, tuple(doubtful), error,
-                                calibration)
+            record = ScanRecord(
+                self._next, time.time(), dict(frames), views, reading, tuple(doubtful), error, calibration
+            )
             self._next += 1
             self._records.append(record)
         return record
@@ -135,7 +148,7 @@ class RefusedScans:
 
     def _prune(self) -> None:
         folders = self.folders()
-        for old in folders[:max(0, len(folders) - self.limit)]:
+        for old in folders[: max(0, len(folders) - self.limit)]:
             shutil.rmtree(old, ignore_errors=True)
 
 
@@ -152,15 +165,25 @@ def _write(folder: Path, record: ScanRecord, run_id: int) -> None:
     record.views.save(folder / "views.json")
     if record.calibration is not None:
         record.calibration.save(folder / "calibration.json")
-    replay = " ".join(["python -m vision scan --views views.json",
-                       *(f"--image {name}={file}" for name, file in frames.items()),
-                       *(["--calibration calibration.json"] if record.calibration is not None else []),
-                       "--overlay overlay-again.png"])
-    report = {"robotd_version": _version(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(record.t)),
-              "run_id": run_id, **record.summary(), "frames": frames, "overlay": "overlay.png",
-              "views": record.views.to_json(),
-              "calibration": None if record.calibration is None else record.calibration.to_json(),
-              "replay": replay}
+    replay = " ".join(
+        [
+            "python -m vision scan --views views.json",
+            *(f"--image {name}={file}" for name, file in frames.items()),
+            *(["--calibration calibration.json"] if record.calibration is not None else []),
+            "--overlay overlay-again.png",
+        ]
+    )
+    report = {
+        "robotd_version": _version(),
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(record.t)),
+        "run_id": run_id,
+        **record.summary(),
+        "frames": frames,
+        "overlay": "overlay.png",
+        "views": record.views.to_json(),
+        "calibration": None if record.calibration is None else record.calibration.to_json(),
+        "replay": replay,
+    }
     (folder / "scan.json").write_text(json.dumps(report, indent=1) + "\n")
 
 

@@ -27,8 +27,13 @@ Frames = Callable[[], dict[str, np.ndarray]]
 class ViewScanner:
     """``scan()`` grabs one frame per camera and returns the classified cube; ``memory`` keeps the last scans."""
 
-    def __init__(self, frames: Frames, views: Callable[[], ViewConfig], calibration: Calibration | None = None,
-                 memory: ScanMemory | None = None):
+    def __init__(
+        self,
+        frames: Frames,
+        views: Callable[[], ViewConfig],
+        calibration: Calibration | None = None,
+        memory: ScanMemory | None = None,
+    ):
         self._frames, self._views = frames, views
         self.calibration = calibration
         self.memory = memory if memory is not None else ScanMemory()
@@ -46,22 +51,26 @@ class ViewScanner:
         images = self._frames()
         missing = [name for name in views.images if name not in images]
         if missing:
-            raise RobotError(f"the view config needs camera image(s) {', '.join(missing)}, "
-                             f"but the cameras are {', '.join(images) or 'none'}")
+            raise RobotError(
+                f"the view config needs camera image(s) {', '.join(missing)}, "
+                f"but the cameras are {', '.join(images) or 'none'}"
+            )
         calibration = self.calibration if self.calibration and self.calibration.size == views.size else None
         try:
             result = scan_views(images, views, calibration)
         except ScanError as error:
-            record = self.memory.add(images, views, error.reading, doubtful_stickers(error.reading, error.stickers),
-                                     str(error), calibration)
+            record = self.memory.add(
+                images, views, error.reading, doubtful_stickers(error.reading, error.stickers), str(error), calibration
+            )
             raise ScanRefused(str(error), record.doubtful, record.id) from None
         except Exception as error:  # a bug in the vision: keep the frames that show it, for the bug report
             message = f"the vision failed on these frames: {type(error).__name__}: {error}"
             record = self.memory.add(images, views, None, (), message, calibration)
             raise ScanRefused(message, (), record.id) from error
         record = self.memory.add(images, views, result, doubtful_stickers(result), calibration=calibration)
-        return ScanResult(result.state, [round(float(c), 4) for c in result.confidence], record.id,
-                          list(record.doubtful))
+        return ScanResult(
+            result.state, [round(float(c), 4) for c in result.confidence], record.id, list(record.doubtful)
+        )
 
 
 def views_for_page(views: ViewConfig, sizes: dict[str, tuple[int, int]]) -> dict:

@@ -32,8 +32,15 @@ from .flipspin.pose import HOLD, OPEN, SPINNER, Op, Pose
 from .motion import MotionOverLink, describe_fault
 from .run import Stopped
 
-JOG_OPS = {op.text: op for op in (Op("flip"), Op("hold"), Op("release"),
-                                  *(Op(kind, q) for kind in ("spin", "turn") for q in (1, -1, 2, -2)))}
+JOG_OPS = {
+    op.text: op
+    for op in (
+        Op("flip"),
+        Op("hold"),
+        Op("release"),
+        *(Op(kind, q) for kind in ("spin", "turn") for q in (1, -1, 2, -2)),
+    )
+}
 # the cover each op starts from: spins and flips move the whole cube, turns need the upper layers held
 _COVER_NEEDED = {"flip": OPEN, "hold": OPEN, "spin": OPEN, "release": HOLD, "turn": HOLD}
 
@@ -127,7 +134,7 @@ class ServoMotion(MotionOverLink):
         self._check_jog(op)
         before = Pose(self.rig.pose.orientation, self.spinner, self.cover)
         self.do([op])
-        self.rig.reset(before.apply(op))     # the planner's next run starts from where the servos are
+        self.rig.reset(before.apply(op))  # the planner's next run starts from where the servos are
 
     def _check_jog(self, op: Op) -> None:
         kind, quarters = op
@@ -136,11 +143,14 @@ class ServoMotion(MotionOverLink):
             raise RobotError(f"{op.text}: the cover is already {'at hold' if self.cover == HOLD else 'open'}")
         if self.cover != needed:
             first = "release" if needed == OPEN else "hold"
-            raise RobotError(f"{op.text}: needs the cover {_cover_words(needed)}, it is "
-                             f"{_cover_words(self.cover)}; {first} first")
+            raise RobotError(
+                f"{op.text}: needs the cover {_cover_words(needed)}, it is {_cover_words(self.cover)}; {first} first"
+            )
         if kind in ("spin", "turn") and self.spinner + quarters not in SPINNER:
-            raise RobotError(f"{op.text}: {_spinner_limit(self.spinner, quarters)}; "
-                             f"{' or '.join(_spinner_options(kind, self.spinner))} instead")
+            raise RobotError(
+                f"{op.text}: {_spinner_limit(self.spinner, quarters)}; "
+                f"{' or '.join(_spinner_options(kind, self.spinner))} instead"
+            )
 
     def jog_commands(self) -> list[str]:
         return list(JOG_OPS)
@@ -167,8 +177,10 @@ class ServoMotion(MotionOverLink):
         for servo in self.servos.values():
             self._wait(self.link.move({servo.channel: 0}), "switch the servos off")
         self.motors_on = False
-        return ("servos off (no pulses): they can be moved by hand, but leave the base where it is; "
-                "the next run or jog switches them on again")
+        return (
+            "servos off (no pulses): they can be moved by hand, but leave the base where it is; "
+            "the next run or jog switches them on again"
+        )
 
     def reconnect(self) -> str:
         """A new session with the Maestro, then the servos to a known place."""

@@ -33,21 +33,34 @@ def daemon_settings(config: Config) -> DaemonSettings:
     table = config.table("robotd")
     log_file = None
     if table.log_file:
-        log_file = LogFileSettings(path=Path(table.log_file).expanduser(),
-                                   max_mb=LogFileSettings.max_mb if table.log_max_mb is None else table.log_max_mb,
-                                   backups=LogFileSettings.backups if table.log_backups is None else table.log_backups)
+        log_file = LogFileSettings(
+            path=Path(table.log_file).expanduser(),
+            max_mb=LogFileSettings.max_mb if table.log_max_mb is None else table.log_max_mb,
+            backups=LogFileSettings.backups if table.log_backups is None else table.log_backups,
+        )
     return DaemonSettings(
         data_dir=Path(table.data_dir).expanduser() if table.data_dir else default_data_dir(),
-        log_level=table.log_level, keep_refused_scans=table.keep_refused_scans,
+        log_level=table.log_level,
+        keep_refused_scans=table.keep_refused_scans,
         history=HistoryLimits(keep_runs=table.history_keep_runs, keep_days=table.history_keep_days),
-        log_file=log_file)
+        log_file=log_file,
+    )
 
 
 def run_settings(config: Config) -> RunSettings:
     """``[solver]`` (budget and search parameters) and ``[run]`` (retries, timeouts, verification)."""
     solver, run = config.table("solver"), config.table("run")
     return RunSettings(
-        metric=solver.metric, solve_budget_s=solver.budget_s, solve_weight=solver.weight, solve_batch=solver.batch,
-        solve_perimeter=solver.perimeter, solve_fallback=None if solver.fallback == "none" else solver.fallback,
-        fallback_budget_s=solver.fallback_budget_s, verify=run.verify, scan_retries=run.scan_retries,
-        scan_timeout_s=run.scan_timeout_s, execute_factor=run.execute_factor, execute_margin_s=run.execute_margin_s)
+        metric=solver.metric,
+        solve_budget_s=solver.budget_s,
+        solve_weight=solver.weight,
+        solve_batch=solver.batch,
+        solve_perimeter=solver.perimeter,
+        solve_fallback=None if solver.fallback == "none" else solver.fallback,
+        fallback_budget_s=solver.fallback_budget_s,
+        verify=run.verify,
+        scan_retries=run.scan_retries,
+        scan_timeout_s=run.scan_timeout_s,
+        execute_factor=run.execute_factor,
+        execute_margin_s=run.execute_margin_s,
+    )

@@ -27,6 +27,7 @@ from .run import is_solved
 @dataclass(frozen=True)
 class SimSettings:
     """``[sim]``: the virtual cube, camera and lighting of dry runs, and the faults to inject."""
+
     puzzle: int
     light: str
     cameras: str
@@ -36,25 +37,46 @@ class SimSettings:
     motors: dict
     faults: dict
     reset_on_open: bool
-    firmware: str             # python: the reference firmware; avr: the firmware binary under simavr
-    board: str                # avr: the pin map it is built for
+    firmware: str  # python: the reference firmware; avr: the firmware binary under simavr
+    board: str  # avr: the pin map it is built for
 
 
 def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") -> SimSettings:
     """``[sim]`` (``robot.schema.sim.SimTable``) and what it must agree with: the rig and the controller."""
     table = section.model
-    motors = table.motors.given() if table.motors is not None else ({} if rig.kind != "six-axis" else {
-        "quarter_ms": rig.quarter_turn_s * 1000, "half_ms": rig.half_turn_s * 1000, "settle_ms": rig.settle_s * 1000})
+    motors = (
+        table.motors.given()
+        if table.motors is not None
+        else (
+            {}
+            if rig.kind != "six-axis"
+            else {
+                "quarter_ms": rig.quarter_turn_s * 1000,
+                "half_ms": rig.half_turn_s * 1000,
+                "settle_ms": rig.settle_s * 1000,
+            }
+        )
+    )
     if rig.kind == "flip-spin" and section.given("cameras"):
         section.report("cameras", "a flip/spin rig has one camera above the cube: leave this out")
     if table.firmware != "python" and controller != "robotd":
-        section.report("firmware", f"picks robotd's own firmware; a {controller} controller is simulated as that "
-                                   "firmware speaks")
+        section.report(
+            "firmware", f"picks robotd's own firmware; a {controller} controller is simulated as that firmware speaks"
+        )
     _check_faults(section, table, controller)
     return SimSettings(
-        puzzle=table.puzzle, light=table.light, cameras="top" if rig.kind == "flip-spin" else table.cameras,
-        scramble_moves=table.scramble_moves or None, blur=table.blur, jpeg=table.jpeg or None, motors=motors,
-        faults=table.faults.given(), reset_on_open=table.reset_on_open, firmware=table.firmware, board=table.board)
+        puzzle=table.puzzle,
+        light=table.light,
+        cameras="top" if rig.kind == "flip-spin" else table.cameras,
+        scramble_moves=table.scramble_moves or None,
+        blur=table.blur,
+        jpeg=table.jpeg or None,
+        motors=motors,
+        faults=table.faults.given(),
+        reset_on_open=table.reset_on_open,
+        firmware=table.firmware,
+        board=table.board,
+    )
 
 
 DEVICE_FAULTS = ("stall", "limit", "reset_after", "silent_after", "close_after")
@@ -66,8 +88,9 @@ def _check_faults(section: Section, table, controller: str) -> None:
     given = [key for key in DEVICE_FAULTS if getattr(table.faults, key) not in (None, [])]
     if table.firmware == "avr":
         for key in given:
-            faults.report(key, "the AVR board simulation takes frame faults only (drop, corrupt, duplicate, "
-                               "delay, noise)")
+            faults.report(
+                key, "the AVR board simulation takes frame faults only (drop, corrupt, duplicate, delay, noise)"
+            )
     elif controller == "maestro":
         for key in (k for k in given if k in ("stall", "limit")):
             faults.report(key, "a Maestro has no stall or limit switches")
@@ -75,8 +98,7 @@ def _check_faults(section: Section, table, controller: str) -> None:
         for key in ("stall", "limit"):
             unknown = [motor for motor in getattr(table.faults, key) if motor not in FACES]
             if unknown:
-                faults.report(key, f"{unknown[0]!r} is no motor of the simulated six-axis rig "
-                                   f"({', '.join(FACES)})")
+                faults.report(key, f"{unknown[0]!r} is no motor of the simulated six-axis rig ({', '.join(FACES)})")
 
 
 class Simulation:
@@ -92,8 +114,14 @@ class Simulation:
         self._preview_key: tuple | None = None
         firmware.set_state(solver.scramble(settings.puzzle, seed=0, length=0)["state"])
 
-    def prepare(self, puzzle: int | None = None, seed: int | None = None, scramble: str | None = None,
-                light: str | None = None, moves: int | None = None) -> dict:
+    def prepare(
+        self,
+        puzzle: int | None = None,
+        seed: int | None = None,
+        scramble: str | None = None,
+        light: str | None = None,
+        moves: int | None = None,
+    ) -> dict:
         """Load a scrambled cube: ``scramble`` moves, else a seeded random scramble."""
         size = puzzle or self.settings.puzzle
         self.check_light(light)
@@ -128,8 +156,9 @@ class Simulation:
             self._frame += 1
             rng = np.random.default_rng([self.seed or 0, self._frame])
             light = self.light
-        return render_views(self.firmware.cube, self.settings.cameras, light, rng,
-                            blur=self.settings.blur, jpeg=self.settings.jpeg)
+        return render_views(
+            self.firmware.cube, self.settings.cameras, light, rng, blur=self.settings.blur, jpeg=self.settings.jpeg
+        )
 
     def preview(self, name: str) -> np.ndarray:
         """The dashboard's live view of one camera: re-rendered only when the cube or the light changed."""
@@ -138,8 +167,9 @@ class Simulation:
             cached = self._preview if self._preview_key == key else None
         if cached is None:
             rng = np.random.default_rng(0)
-            cached = render_views(key[0], self.settings.cameras, key[1], rng, blur=self.settings.blur,
-                                  jpeg=self.settings.jpeg)
+            cached = render_views(
+                key[0], self.settings.cameras, key[1], rng, blur=self.settings.blur, jpeg=self.settings.jpeg
+            )
             with self._lock:
                 self._preview, self._preview_key = cached, key
         return cached[name]
@@ -148,5 +178,11 @@ class Simulation:
         return is_solved(self.firmware.cube)
 
     def status(self) -> dict:
-        return {"cube": self.firmware.cube, "puzzle": self.size, "light": self.light, "seed": self.seed,
-                "cameras": self.settings.cameras, "device": self.firmware.path}
+        return {
+            "cube": self.firmware.cube,
+            "puzzle": self.size,
+            "light": self.light,
+            "seed": self.seed,
+            "cameras": self.settings.cameras,
+            "device": self.firmware.path,
+        }

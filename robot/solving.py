@@ -54,9 +54,14 @@ def candidate(rig: Rig, name: str, moves: list[int] | None, seconds: float) -> t
     """(what the run record shows of one solver's answer, its moves); ``moves`` None: it found none."""
     found = moves is not None
     moves = simplify_moves(moves) if moves is not None else []
-    summary = {"solver": name, "found": found, "htm": move_length(moves, "htm"),
-               "qtm": move_length(moves, "qtm"), "planned_s": round(rig.planned_s(moves), 3) if found else None,
-               "solve_s": round(seconds, 3)}
+    summary = {
+        "solver": name,
+        "found": found,
+        "htm": move_length(moves, "htm"),
+        "qtm": move_length(moves, "qtm"),
+        "planned_s": round(rig.planned_s(moves), 3) if found else None,
+        "solve_s": round(seconds, 3),
+    }
     return summary, moves
 
 
@@ -83,9 +88,10 @@ class RigSolver:
             return
         try:
             self._worker().submit(int).result()
-        except Exception as error:   # noqa: BLE001 - the daemon still solves with A* alone
-            log.warning("the two-phase worker did not start (%s: %s); each run tries it again",
-                        type(error).__name__, error)
+        except Exception as error:  # noqa: BLE001 - the daemon still solves with A* alone
+            log.warning(
+                "the two-phase worker did not start (%s: %s); each run tries it again", type(error).__name__, error
+            )
             self.close()
 
     def worker_pid(self) -> int | None:
@@ -109,8 +115,14 @@ class RigSolver:
         pending = self._start_two_phase(state)
         if pending is not None:
             pending.add_done_callback(lambda done: _set_if_answered(done, answered))
-        neural = solver.solve(state, self.settings.metric, budget_s=self.settings.solve_budget_s,
-                              fallback=None, stop=answered, **self._search_options())
+        neural = solver.solve(
+            state,
+            self.settings.metric,
+            budget_s=self.settings.solve_budget_s,
+            fallback=None,
+            stop=answered,
+            **self._search_options(),
+        )
         candidates = [candidate(self.rig, "neural-astar", neural.moves if neural.found else None, neural.seconds)]
         if pending is not None:
             candidates.append(candidate(self.rig, "two-phase", *self._await(pending)))
@@ -123,8 +135,11 @@ class RigSolver:
         return Solution(moves, self.settings.metric, time.perf_counter() - start, 3, True, details)
 
     def _search_options(self) -> dict:
-        options = {"weight": self.settings.solve_weight, "batch": self.settings.solve_batch,
-                   "perimeter": self.settings.solve_perimeter}
+        options = {
+            "weight": self.settings.solve_weight,
+            "batch": self.settings.solve_batch,
+            "perimeter": self.settings.solve_perimeter,
+        }
         return {key: value for key, value in options.items() if value is not None}
 
     def _start_two_phase(self, state: str) -> Future | None:
@@ -136,9 +151,12 @@ class RigSolver:
         """The worker's answer; a worker that died or hangs counts as no answer (A*'s stands)."""
         try:
             return pending.result(timeout=self.settings.fallback_budget_s + 10)
-        except Exception as error:   # noqa: BLE001 - a broken worker must not lose A*'s answer
-            log.warning("the two-phase worker gave no answer (%s: %s); it is restarted for the next run",
-                        type(error).__name__, error)
+        except Exception as error:  # noqa: BLE001 - a broken worker must not lose A*'s answer
+            log.warning(
+                "the two-phase worker gave no answer (%s: %s); it is restarted for the next run",
+                type(error).__name__,
+                error,
+            )
             self.close()
             return None, self.settings.fallback_budget_s
 
@@ -146,6 +164,7 @@ class RigSolver:
         with self._lock:
             if self._pool is None:
                 # spawn, not fork: the daemon has threads (the web server, onnxruntime) a fork would copy
-                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_two_phase_worker_start)
+                self._pool = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"), initializer=_two_phase_worker_start
+                )
             return self._pool

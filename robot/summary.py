@@ -7,9 +7,16 @@ STEP_ORDER = ("scanning", "solving", "executing", "verifying")
 
 def format_summary(summary: dict) -> str:
     puzzle = f"{summary['puzzle']}x{summary['puzzle']}x{summary['puzzle']}" if summary.get("puzzle") else "cube"
-    context = ", ".join(str(x) for x in (summary.get("mode"), puzzle,
-                                         summary.get("seed") is not None and f"seed {summary['seed']}",
-                                         summary.get("light") and f"light {summary['light']}") if x)
+    context = ", ".join(
+        str(x)
+        for x in (
+            summary.get("mode"),
+            puzzle,
+            summary.get("seed") is not None and f"seed {summary['seed']}",
+            summary.get("light") and f"light {summary['light']}",
+        )
+        if x
+    )
     verdict = "cube solved" if summary.get("solved") else "cube NOT solved"
     lines = [f"run {summary.get('id')} ({context}): {summary.get('outcome')}, {verdict}"]
     if summary.get("error"):
@@ -20,8 +27,10 @@ def format_summary(summary: dict) -> str:
     if summary.get("scanned_state"):
         lines.append(f"scanned   : {summary['scanned_state']}")
     if summary.get("solution") is not None:
-        lines.append(f"solution  : {summary['solution'] or '(already solved)'} "
-                     f"({summary.get('length_htm')} HTM, {summary.get('length_qtm')} QTM) by {summary.get('solver')}")
+        lines.append(
+            f"solution  : {summary['solution'] or '(already solved)'} "
+            f"({summary.get('length_htm')} HTM, {summary.get('length_qtm')} QTM) by {summary.get('solver')}"
+        )
     for candidate in (summary.get("solver_params") or {}).get("candidates", []):
         lines.append("candidate : " + describe_candidate(candidate))
     steps = summary.get("step_durations") or {}

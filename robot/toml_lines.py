@@ -30,7 +30,7 @@ class _Scanner:
         self.lines: dict[str, int] = {}
 
     def _peek(self, n: int = 1) -> str:
-        return self.text[self.pos:self.pos + n]
+        return self.text[self.pos : self.pos + n]
 
     def _advance(self, n: int = 1) -> None:
         self.line += self.text.count("\n", self.pos, self.pos + n)
@@ -79,7 +79,7 @@ class _Scanner:
         path = table + self._key()
         self._record(path, line)
         self._skip(newlines=False)
-        self._advance()                               # "="
+        self._advance()  # "="
         self._skip(newlines=False)
         self._value(path)
 
@@ -97,10 +97,10 @@ class _Scanner:
         start = self.pos
         if self._peek() in "\"'":
             self._string()
-            return tomllib.loads(f"k = {self.text[start:self.pos]}")["k"]
+            return tomllib.loads(f"k = {self.text[start : self.pos]}")["k"]
         while self.pos < len(self.text) and self.text[self.pos] in _BARE:
             self.pos += 1
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
     def _value(self, path: list[str]) -> None:
         char = self._peek()
@@ -119,7 +119,7 @@ class _Scanner:
         if self._peek(3) == quote * 3:
             self._advance(3)
             self._until(quote * 3, escapes=quote == '"')
-            while self._peek() == quote:              # up to two quotes may end the content
+            while self._peek() == quote:  # up to two quotes may end the content
                 self._advance()
         else:
             self._advance()

@@ -25,8 +25,9 @@ from .flipspin.scan import ScanPlan, plan_scan, scan_view_config
 class TurningScan:
     """The frames and views of one scan by flips and spins, for ``ViewScanner``."""
 
-    def __init__(self, rig, motion, frame: Callable[[], np.ndarray], quad: Callable[[], np.ndarray],
-                 size: Callable[[], int]):
+    def __init__(
+        self, rig, motion, frame: Callable[[], np.ndarray], quad: Callable[[], np.ndarray], size: Callable[[], int]
+    ):
         self.rig, self.motion = rig, motion
         self._frame, self._quad, self._size = frame, quad, size
 

@@ -112,7 +112,8 @@ def _with_sizes(fd: int, ioctl: Ioctl, pixel: PixelFormat) -> PixelFormat:
         low_w, high_w, step_w, low_h, high_h, step_h = numbers[:6]
         pixel.sizes += [(low_w, low_h), (high_w, high_h)]
         pixel.size_range = f"{low_w}x{low_h} to {high_w}x{high_h}" + (
-            f", step {step_w}x{step_h}" if kind == FRMSIZE_STEPWISE else "")
+            f", step {step_w}x{step_h}" if kind == FRMSIZE_STEPWISE else ""
+        )
         break  # a range is the only answer
     return pixel
 

@@ -60,6 +60,7 @@ STATIC_DIR = Path(__file__).parent / "static"
 @dataclass(frozen=True)
 class WebSettings:
     """``[web]``: where the dashboard listens and who may move the robot through it."""
+
     host: str = "127.0.0.1"
     port: int = 8080
     api_key: str | None = None
@@ -97,11 +98,20 @@ def web_settings(section: Section) -> WebSettings:
     """``[web]`` as ``robot.schema.daemon.WebTable`` checked it; off loopback (or behind a proxy) a key is
     required."""
     table = section.model
-    settings = WebSettings(**{**table.model_dump(), "root_path": table.root_path.rstrip("/"),
-                              "cors_origins": tuple(table.cors_origins), "allowed_hosts": tuple(table.allowed_hosts)})
+    settings = WebSettings(
+        **{
+            **table.model_dump(),
+            "root_path": table.root_path.rstrip("/"),
+            "cors_origins": tuple(table.cors_origins),
+            "allowed_hosts": tuple(table.allowed_hosts),
+        }
+    )
     if settings.requires_key and not settings.api_key:
-        why = ("behind_proxy is true (the proxy makes everyone look local)" if settings.behind_proxy
-               else f"host is {settings.host!r} (not a loopback address)")
+        why = (
+            "behind_proxy is true (the proxy makes everyone look local)"
+            if settings.behind_proxy
+            else f"host is {settings.host!r} (not a loopback address)"
+        )
         raise section.error("api_key", f"is required when {why}: anyone on the network could move the robot")
     return settings
 
@@ -129,7 +139,7 @@ class Broadcaster:
     def _fan_out(self, event: dict) -> None:
         if event["kind"] == "phase" and event["data"].get("phase") == "scanning":
             self.run_events = []
-        if event.get("run_id") is not None:   # a jog between runs is no part of the run's backlog
+        if event.get("run_id") is not None:  # a jog between runs is no part of the run's backlog
             self.run_events.append(event)
         for client in list(self.clients):
             try:
@@ -160,24 +170,39 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         finally:
             unsubscribe()
 
-    app = FastAPI(title="robotd", version="1", lifespan=lifespan, responses=refusals({}),
-                  description="Control and watch a Rubik's-cube robot.",
-                  docs_url="/docs" if settings.api_docs else None, redoc_url="/redoc" if settings.api_docs else None)
+    app = FastAPI(
+        title="robotd",
+        version="1",
+        lifespan=lifespan,
+        responses=refusals({}),
+        description="Control and watch a Rubik's-cube robot.",
+        docs_url="/docs" if settings.api_docs else None,
+        redoc_url="/redoc" if settings.api_docs else None,
+    )
     app.state.robotd = state
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
-                           allow_methods=["GET", "POST", "PUT"],
-                           allow_headers=["X-Api-Key", "Authorization", INTENT_HEADER])
-    app.add_middleware(RequestGuard, hosts=settings.hosts, origins=settings.cors_origins,  # added last: runs first
-                       max_body_bytes=settings.max_body_bytes)
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "PUT"],
+            allow_headers=["X-Api-Key", "Authorization", INTENT_HEADER],
+        )
+    app.add_middleware(
+        RequestGuard,
+        hosts=settings.hosts,
+        origins=settings.cors_origins,  # added last: runs first
+        max_body_bytes=settings.max_body_bytes,
+    )
 
     def require_key(request: Request) -> None:
         if not settings.requires_key:
             return
         given = request.headers.get("x-api-key") or _bearer(request.headers.get("authorization", ""))
         if not given or not secrets.compare_digest(given, settings.api_key or ""):
-            raise HTTPException(401, "this action needs the API key from robotd's config "
-                                     "(header X-Api-Key or 'Authorization: Bearer KEY')")
+            raise HTTPException(
+                401,
+                "this action needs the API key from robotd's config (header X-Api-Key or 'Authorization: Bearer KEY')",
+            )
 
     @app.exception_handler(RobotError)
     async def robot_error(request: Request, error: RobotError) -> JSONResponse:
@@ -185,28 +210,57 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        problems = ["{}: {}".format(".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "body",
-                                    e["msg"].removeprefix("Value error, ")) for e in error.errors()]
+        problems = [
+            "{}: {}".format(
+                ".".join(str(p) for p in e["loc"] if p not in ("body", "query", "path")) or "body",
+                e["msg"].removeprefix("Value error, "),
+            )
+            for e in error.errors()
+        ]
         return JSONResponse({"detail": "; ".join(problems)}, status_code=422)
 
     @app.get("/api/status")
     def status() -> dict:
         broadcaster: Broadcaster | None = state.get("broadcaster")
-        web = None if broadcaster is None else {"clients": len(broadcaster.clients),
-                                                "dropped_clients": broadcaster.dropped}
+        web = (
+            None
+            if broadcaster is None
+            else {"clients": len(broadcaster.clients), "dropped_clients": broadcaster.dropped}
+        )
         return {**daemon.status(), "auth_required": settings.requires_key, "web": web}
 
-    @app.post("/api/runs", status_code=201, dependencies=[Depends(require_key)], responses=refusals({
-        **CHANGE_REFUSED, **KEY_REFUSED, 409: BUSY, 422: INVALID,
-        400: f"{BAD_BODY}, or options this daemon cannot take (simulation options on a real rig, or both "
-             "scramble and moves)"}))
+    @app.post(
+        "/api/runs",
+        status_code=201,
+        dependencies=[Depends(require_key)],
+        responses=refusals(
+            {
+                **CHANGE_REFUSED,
+                **KEY_REFUSED,
+                409: BUSY,
+                422: INVALID,
+                400: f"{BAD_BODY}, or options this daemon cannot take (simulation options on a real rig, or both "
+                "scramble and moves)",
+            }
+        ),
+    )
     def start_run(request: RunRequest | None = None) -> RunStarted:
         options = request.model_dump(exclude_none=True) if request else {}
         return RunStarted(run_id=daemon.start_run(**options))
 
-    @app.post("/api/jog", dependencies=[Depends(require_key)], responses=refusals({
-        **CHANGE_REFUSED, **KEY_REFUSED, 409: BUSY, 422: INVALID,
-        400: f"{BAD_BODY}, a command this rig cannot do (/api/status lists them under jog), or the move failed"}))
+    @app.post(
+        "/api/jog",
+        dependencies=[Depends(require_key)],
+        responses=refusals(
+            {
+                **CHANGE_REFUSED,
+                **KEY_REFUSED,
+                409: BUSY,
+                422: INVALID,
+                400: f"{BAD_BODY}, a command this rig cannot do (/api/status lists them under jog), or the move failed",
+            }
+        ),
+    )
     def jog(request: JogRequest) -> JogReply:
         return daemon.jog(request.command)
 
@@ -217,8 +271,11 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         return StopReply(stopped=True, phase=daemon.runner.phase, jogging=jogging)
 
     @app.get("/api/runs", responses=refusals({422: INVALID}))
-    def runs(limit: int = Query(20, ge=1, le=500), offset: int = Query(0, ge=0, le=SQLITE_INT_MAX),
-             outcome: Literal[OUTCOMES] | None = None) -> RunsPage:  # type: ignore[valid-type]
+    def runs(
+        limit: int = Query(20, ge=1, le=500),
+        offset: int = Query(0, ge=0, le=SQLITE_INT_MAX),
+        outcome: Literal[OUTCOMES] | None = None,  # type: ignore[valid-type]
+    ) -> RunsPage:
         return RunsPage(runs=daemon.history.list_runs(limit, offset, outcome), limit=limit, offset=offset)
 
     @app.get("/api/runs/{run_id}", responses=refusals({404: "no run with this id", 422: INVALID}))
@@ -232,44 +289,78 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
     def calibration() -> dict:
         return daemon.calibration()
 
-    @app.put("/api/calibration", dependencies=[Depends(require_key)], responses=refusals({
-        **CHANGE_REFUSED, **KEY_REFUSED, 422: INVALID, 409: "a run is in progress",
-        400: f"{BAD_BODY}, views or a colour calibration that are not valid (the detail says where), or the "
-             "file could not be written"}))
+    @app.put(
+        "/api/calibration",
+        dependencies=[Depends(require_key)],
+        responses=refusals(
+            {
+                **CHANGE_REFUSED,
+                **KEY_REFUSED,
+                422: INVALID,
+                409: "a run is in progress",
+                400: f"{BAD_BODY}, views or a colour calibration that are not valid (the detail says where), or the "
+                "file could not be written",
+            }
+        ),
+    )
     def set_calibration(update: CalibrationUpdate) -> dict:
         """Validate, save (atomically, the previous file kept as a backup) and apply at once: no restart."""
         return daemon.set_calibration(update.model_dump(exclude_none=True))
 
-    @app.post("/api/calibration/check", responses=refusals({
-        **CHANGE_REFUSED, 422: INVALID, 400: f"{BAD_BODY}, or this rig's calibration cannot be changed"}))
+    @app.post(
+        "/api/calibration/check",
+        responses=refusals(
+            {**CHANGE_REFUSED, 422: INVALID, 400: f"{BAD_BODY}, or this rig's calibration cannot be changed"}
+        ),
+    )
     def check_calibration(update: CalibrationUpdate) -> CalibrationCheck:
         """What PUT /api/calibration would do with the same body, without saving or applying anything."""
         return CalibrationCheck(**daemon.check_calibration(update.model_dump(exclude_none=True)))
 
-    @app.post("/api/rig/home", dependencies=[Depends(require_key)],
-              responses=rig_refusals("a rig without home switches (Marlin, grblHAL)"))
+    @app.post(
+        "/api/rig/home",
+        dependencies=[Depends(require_key)],
+        responses=rig_refusals("a rig without home switches (Marlin, grblHAL)"),
+    )
     def home() -> RigReply:
         """Home the motors (robotd's firmware) or bring the servos home (flip/spin rig), between runs."""
         return RigReply(**daemon.home())
 
-    @app.post("/api/rig/motors", dependencies=[Depends(require_key)],
-              responses=rig_refusals("a controller that cannot switch its drivers (grblHAL)"))
+    @app.post(
+        "/api/rig/motors",
+        dependencies=[Depends(require_key)],
+        responses=rig_refusals("a controller that cannot switch its drivers (grblHAL)"),
+    )
     def motors(request: MotorsRequest) -> RigReply:
         """Switch the motors (servos) on, or off so that the rig turns by hand; a run or jog switches them on."""
         return RigReply(**daemon.set_motors(request.enabled))
 
-    @app.post("/api/rig/reconnect", dependencies=[Depends(require_key)],
-              responses=rig_refusals("a rig without a serial link"))
+    @app.post(
+        "/api/rig/reconnect", dependencies=[Depends(require_key)], responses=rig_refusals("a rig without a serial link")
+    )
     def reconnect() -> RigReply:
         """A new session on the serial link (the port opened again if it was lost), then the motors on."""
         return RigReply(**daemon.reconnect())
 
-    @app.get("/api/scan/overlay.png", response_class=Response,
-             responses={200: {"content": {"image/png": {}}, "description": "the faces as scanned"},
-                        **refusals({404: "no scan yet, or that scan is no longer in memory", 422: INVALID,
-                                    400: "the overlay could not be drawn"})})
-    async def scan_overlay(scan: int | None = Query(None, ge=1, description="a scan id from a scan or "
-                                                    "scan_failed event; the latest scan when left out")) -> Response:
+    @app.get(
+        "/api/scan/overlay.png",
+        response_class=Response,
+        responses={
+            200: {"content": {"image/png": {}}, "description": "the faces as scanned"},
+            **refusals(
+                {
+                    404: "no scan yet, or that scan is no longer in memory",
+                    422: INVALID,
+                    400: "the overlay could not be drawn",
+                }
+            ),
+        },
+    )
+    async def scan_overlay(
+        scan: int | None = Query(
+            None, ge=1, description="a scan id from a scan or scan_failed event; the latest scan when left out"
+        ),
+    ) -> Response:
         """Each face as scanned, with its grid, the colours read, their confidences and the stickers in doubt."""
         try:
             record = daemon.scan(scan)
@@ -282,21 +373,33 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
     def cameras() -> CameraList:
         return CameraList(cameras=[camera.status() for camera in daemon.cameras.values()])
 
-    @app.get("/api/cameras/{name}/frame.jpg", response_class=Response,
-             responses={200: {"content": {"image/jpeg": {}}, "description": "the camera's latest frame"},
-                        **refusals({404: NO_CAMERA, 422: INVALID, 400: "the camera gives no frame now"})})
+    @app.get(
+        "/api/cameras/{name}/frame.jpg",
+        response_class=Response,
+        responses={
+            200: {"content": {"image/jpeg": {}}, "description": "the camera's latest frame"},
+            **refusals({404: NO_CAMERA, 422: INVALID, 400: "the camera gives no frame now"}),
+        },
+    )
     async def frame(name: str) -> Response:
         return Response(await run_in_threadpool(_jpeg, _camera(daemon, name)), media_type="image/jpeg")
 
-    @app.get("/stream/{name}", response_class=StreamingResponse,
-             responses={200: {"content": {"multipart/x-mixed-replace": {}},
-                              "description": "the camera's frames as MJPEG, one part per frame, until the "
-                                             "client goes away"},
-                        **refusals({404: NO_CAMERA, 422: INVALID})})
+    @app.get(
+        "/stream/{name}",
+        response_class=StreamingResponse,
+        responses={
+            200: {
+                "content": {"multipart/x-mixed-replace": {}},
+                "description": "the camera's frames as MJPEG, one part per frame, until the client goes away",
+            },
+            **refusals({404: NO_CAMERA, 422: INVALID}),
+        },
+    )
     async def stream(name: str) -> StreamingResponse:
         camera = _camera(daemon, name)
-        return StreamingResponse(_mjpeg(camera, settings.stream_fps),
-                                 media_type="multipart/x-mixed-replace; boundary=frame")
+        return StreamingResponse(
+            _mjpeg(camera, settings.stream_fps), media_type="multipart/x-mixed-replace; boundary=frame"
+        )
 
     @app.websocket("/ws")
     async def events(socket: WebSocket) -> None:
@@ -305,8 +408,7 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         client, backlog = broadcaster.attach()
         gone = asyncio.ensure_future(_until_disconnect(socket))
         try:
-            await socket.send_json({"kind": "snapshot", "t": time.time(), "status": daemon.status(),
-                                    "events": backlog})
+            await socket.send_json({"kind": "snapshot", "t": time.time(), "status": daemon.status(), "events": backlog})
             while True:
                 getter = asyncio.ensure_future(client.queue.get())
                 await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -343,13 +445,18 @@ def refuse_other_methods(app: FastAPI) -> None:
         if isinstance(route, APIRoute):
             taken.setdefault(route.path, set()).update(route.methods or ())
     for path, methods in taken.items():
-        app.add_api_route(path, _method_not_allowed(path, sorted(methods)), include_in_schema=False,
-                          methods=[method for method in METHODS if method not in methods])
+        app.add_api_route(
+            path,
+            _method_not_allowed(path, sorted(methods)),
+            include_in_schema=False,
+            methods=[method for method in METHODS if method not in methods],
+        )
 
 
 def _method_not_allowed(path: str, allow: list[str]) -> Callable[[], None]:
     def refuse() -> None:
         raise HTTPException(405, f"{path} takes {' or '.join(allow)}", headers={"Allow": ", ".join(allow)})
+
     return refuse
 
 
@@ -375,7 +482,7 @@ def _overlay_png(record) -> bytes:
 
     try:
         return record.overlay_png()
-    except (ValueError, cv2.error) as error:   # vision.ScanError is a ValueError
+    except (ValueError, cv2.error) as error:  # vision.ScanError is a ValueError
         raise RobotError(f"the overlay of scan {record.id} could not be drawn: {error}") from None
 
 

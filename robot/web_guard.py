@@ -54,12 +54,13 @@ def host_entry(entry: object) -> str:
     """An ``allowed_hosts`` entry in the form ``parse_host`` gives; ValueError says what is wrong with it."""
     if isinstance(entry, str):
         with contextlib.suppress(ValueError):
-            return str(ipaddress.ip_address(entry.strip("[]")))   # "::1" as well as "[::1]"
+            return str(ipaddress.ip_address(entry.strip("[]")))  # "::1" as well as "[::1]"
         parsed = parse_host(entry)
         if parsed is not None and parsed[1] is None:
             return parsed[0]
-    raise ValueError(f"{entry!r} is not a host name or address (give e.g. \"robot.local\" or "
-                     "\"192.168.1.20\", without scheme or port)")
+    raise ValueError(
+        f'{entry!r} is not a host name or address (give e.g. "robot.local" or "192.168.1.20", without scheme or port)'
+    )
 
 
 def origin_entry(entry: object) -> str:
@@ -68,8 +69,7 @@ def origin_entry(entry: object) -> str:
         parts = urlsplit(entry.rstrip("/"))
         if parts.scheme in ("http", "https") and parts.netloc and not (parts.path or parts.query):
             return f"{parts.scheme}://{parts.netloc}".lower()
-    raise ValueError(f"{entry!r} is not an origin (give e.g. \"http://laptop.local:3000\": scheme, host "
-                     "and port only)")
+    raise ValueError(f'{entry!r} is not an origin (give e.g. "http://laptop.local:3000": scheme, host and port only)')
 
 
 class RequestGuard:
@@ -99,9 +99,12 @@ class RequestGuard:
         value = headers.get("host", "")
         parsed = parse_host(value)
         if parsed is None or (parsed[0] not in self.hosts and not _is_address(parsed[0])):
-            raise Refused(400, f"Host {value!r} is not a name robotd answers to (it answers to "
-                               f"{', '.join(sorted(self.hosts))} and any IP address; "
-                               "add other names to [web] allowed_hosts)")
+            raise Refused(
+                400,
+                f"Host {value!r} is not a name robotd answers to (it answers to "
+                f"{', '.join(sorted(self.hosts))} and any IP address; "
+                "add other names to [web] allowed_hosts)",
+            )
 
     def check_origin(self, headers: Headers, needs_intent: bool) -> None:
         source, origin = ("Origin", headers["origin"]) if "origin" in headers else ("Referer", headers.get("referer"))
@@ -109,12 +112,18 @@ class RequestGuard:
             parts = urlsplit(origin)
             own = parts.scheme in ("http", "https") and parts.netloc.lower() == headers.get("host", "").lower()
             if not own and f"{parts.scheme}://{parts.netloc}".lower() not in self.origins:
-                raise Refused(403, f"refused: the request comes from another site ({source} {origin!r}), neither "
-                                   "this dashboard nor one of [web] cors_origins")
+                raise Refused(
+                    403,
+                    f"refused: the request comes from another site ({source} {origin!r}), neither "
+                    "this dashboard nor one of [web] cors_origins",
+                )
         if needs_intent and INTENT_HEADER not in headers:
-            raise Refused(403, f"refused: a request that changes something needs the header '{INTENT_HEADER}: 1' "
-                               "(the dashboard sends it; with curl add -H 'X-Robotd: 1'), so that no other "
-                               "web page can post a form to robotd")
+            raise Refused(
+                403,
+                f"refused: a request that changes something needs the header '{INTENT_HEADER}: 1' "
+                "(the dashboard sends it; with curl add -H 'X-Robotd: 1'), so that no other "
+                "web page can post a form to robotd",
+            )
 
     async def bounded_body(self, headers: Headers, receive: Receive) -> Receive:
         """Read the body (at most ``max_body_bytes``) and hand back a ``receive`` that replays it."""
@@ -147,7 +156,7 @@ def _is_address(host: str) -> bool:
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, refusal: Refused) -> None:
-    if scope["type"] == "websocket":   # closing before the handshake is accepted answers 403
+    if scope["type"] == "websocket":  # closing before the handshake is accepted answers 403
         await send({"type": "websocket.close", "code": 1008, "reason": str(refusal)[:120]})
         return
     await JSONResponse({"detail": str(refusal)}, status_code=refusal.status)(scope, receive, send)

@@ -34,12 +34,13 @@ from .tables.exact import load_table
 
 DEFAULT_SCRAMBLE_LENGTH = 25  # 3x3 scrambles without a uniformly random state solver
 FALLBACKS = ("two-phase",)
-DEFAULT_FALLBACK = "two-phase"   # the daemon's, the CLI's and solve()'s: a 3x3x3 always gets an answer
+DEFAULT_FALLBACK = "two-phase"  # the daemon's, the CLI's and solve()'s: a 3x3x3 always gets an answer
 
 
 @dataclass
 class Solution:
     """A solution: move ids (see ``solver.puzzles.cube.notation``), its metric and how long solving took."""
+
     moves: list[int]
     metric: str
     seconds: float
@@ -56,16 +57,32 @@ class Solution:
         return move_length(self.moves, self.metric)
 
     def as_dict(self) -> dict:
-        return {"moves": self.text, "length": self.length, "metric": self.metric,
-                "seconds": self.seconds, "puzzle": self.puzzle, "found": self.found,
-                "htm": move_length(self.moves, "htm"), "qtm": move_length(self.moves, "qtm"),
-                **self.details}
+        return {
+            "moves": self.text,
+            "length": self.length,
+            "metric": self.metric,
+            "seconds": self.seconds,
+            "puzzle": self.puzzle,
+            "found": self.found,
+            "htm": move_length(self.moves, "htm"),
+            "qtm": move_length(self.moves, "qtm"),
+            **self.details,
+        }
 
 
-def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S, weight: float = DEFAULT_WEIGHT,
-          batch: int = DEFAULT_BATCH, max_nodes: int = 10_000_000, perimeter: int = DEFAULT_PERIMETER,
-          fallback: str | None = DEFAULT_FALLBACK, fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S,
-          stop=None) -> Solution:
+def solve(
+    state: str,
+    metric: str = "htm",
+    *,
+    budget_s: float = DEFAULT_BUDGET_S,
+    weight: float = DEFAULT_WEIGHT,
+    batch: int = DEFAULT_BATCH,
+    max_nodes: int = 10_000_000,
+    perimeter: int = DEFAULT_PERIMETER,
+    fallback: str | None = DEFAULT_FALLBACK,
+    fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S,
+    stop=None,
+) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
 
     2x2x2: optimal in the chosen metric, from the BFS table (the search
@@ -89,11 +106,24 @@ def solve(state: str, metric: str = "htm", *, budget_s: float = DEFAULT_BUDGET_S
     if cube.size == 2:
         moves = simplify_moves(_pocket_moves(coordinate(cube), metric))
         return Solution(moves, metric, time.perf_counter() - start, 2)
-    result = search(cube, load_model(), weight=weight, batch=batch, budget_s=budget_s, max_nodes=max_nodes,
-                    perimeter=load_perimeter(perimeter) if perimeter else None, stop=stop)
-    details: dict[str, object] = {"nodes_generated": result.nodes_generated, "iterations": result.iterations,
-               "budget_exhausted": result.budget_exhausted, "weight": weight, "batch": batch,
-               "perimeter": perimeter}
+    result = search(
+        cube,
+        load_model(),
+        weight=weight,
+        batch=batch,
+        budget_s=budget_s,
+        max_nodes=max_nodes,
+        perimeter=load_perimeter(perimeter) if perimeter else None,
+        stop=stop,
+    )
+    details: dict[str, object] = {
+        "nodes_generated": result.nodes_generated,
+        "iterations": result.iterations,
+        "budget_exhausted": result.budget_exhausted,
+        "weight": weight,
+        "batch": batch,
+        "perimeter": perimeter,
+    }
     moves, found = result.moves, result.found
     if fallback is not None:
         details["solver"] = "neural-astar"

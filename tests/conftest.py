@@ -14,15 +14,20 @@ def private_cache_dir(tmp_path_factory):
 
 
 def pytest_addoption(parser):
-    parser.addoption("--firmware", default="sim,avr", metavar="DEVICES",
-                     help="devices the firmware link tests run against, comma-separated: sim (the Python "
-                          "simulator), avr (the firmware binary under simavr) or a real board's port or pyserial "
-                          "URL (e.g. /dev/ttyACM0: faces are turned back and forth, the cube is left as it was)")
+    parser.addoption(
+        "--firmware",
+        default="sim,avr",
+        metavar="DEVICES",
+        help="devices the firmware link tests run against, comma-separated: sim (the Python "
+        "simulator), avr (the firmware binary under simavr) or a real board's port or pyserial "
+        "URL (e.g. /dev/ttyACM0: faces are turned back and forth, the cube is left as it was)",
+    )
 
 
 def pytest_generate_tests(metafunc):
     if "firmware" in metafunc.fixturenames:
         from devices import choices
+
         metafunc.parametrize("firmware", choices(metafunc.config))
 
 
@@ -34,6 +39,7 @@ def start_device(firmware):
     def make(**options):
         started.append(devices.start(firmware, **options))
         return started[-1]
+
     yield make
     for device in started:
         devices.stop(device)
@@ -63,6 +69,7 @@ def connect():
             link.enable().wait(5)
             devices.prepare(link)
         return link
+
     yield make
     for link in links:
         link.close()

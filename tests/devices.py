@@ -17,15 +17,16 @@ from firmware_interface import SimulatedFirmware
 from firmware_interface.avr import AvrFirmware, missing_tools
 
 SIM_TIMING = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
-AVR_STEPS = 50                      # steps per quarter turn of the simulated rig's motors
-AVR_MOTOR = {"steps": AVR_STEPS, "rate": 20000, "accel": 1_000_000}   # a 14 ms quarter turn
+AVR_STEPS = 50  # steps per quarter turn of the simulated rig's motors
+AVR_MOTOR = {"steps": AVR_STEPS, "rate": 20000, "accel": 1_000_000}  # a 14 ms quarter turn
 
 
-_STARTED: dict[str, object] = {}      # device path → device, for prepare()
+_STARTED: dict[str, object] = {}  # device path → device, for prepare()
 
 
 class RealBoard:
     """A board on a serial port: no virtual cube, no fault injection."""
+
     kind = "port"
 
     def __init__(self, path: str):

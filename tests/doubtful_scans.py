@@ -17,8 +17,9 @@ def paint_sticker(images: dict, views: ViewConfig, index: int, bgr=GREY) -> None
     assert view.face == FACES[index // (n * n)]
     row, col = divmod(index % (n * n), n)
     to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [n, 0], [n, n], [0, n]]), np.float32(view.corners))
-    middle = np.float32([[col + .15, row + .15], [col + .85, row + .15], [col + .85, row + .85],
-                         [col + .15, row + .85]]).reshape(-1, 1, 2)
+    middle = np.float32(
+        [[col + 0.15, row + 0.15], [col + 0.85, row + 0.15], [col + 0.85, row + 0.85], [col + 0.15, row + 0.85]]
+    ).reshape(-1, 1, 2)
     points = cv2.perspectiveTransform(middle, to_image).reshape(-1, 2)
     cv2.fillConvexPoly(images[view.image], np.int32(np.round(points)), bgr)
 

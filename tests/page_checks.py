@@ -17,8 +17,12 @@ import shutil
 
 def chromium_path() -> str | None:
     """The Chromium the browser tests and the screenshot bench drive: $ROBOTD_CHROMIUM, else the system one."""
-    for candidate in (os.environ.get("ROBOTD_CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
-                      shutil.which("chromium-browser")):
+    for candidate in (
+        os.environ.get("ROBOTD_CHROMIUM"),
+        shutil.which("chromium"),
+        "/usr/bin/chromium",
+        shutil.which("chromium-browser"),
+    ):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None

@@ -19,7 +19,7 @@ def facelet_layers(puzzle: PuzzleModel, depth: int | None = None) -> list[int]:
     It knows nothing of the numbering: states are the sticker strings
     themselves (bytes in a set), moved by the sticker permutations.
     """
-    moves = [operator.itemgetter(*source) for source in puzzle.sticker_moves[:puzzle.tracked_moves]]
+    moves = [operator.itemgetter(*source) for source in puzzle.sticker_moves[: puzzle.tracked_moves]]
     start = puzzle.solved.encode()
     seen, frontier, layers = {start}, [start], [1]
     while frontier and (depth is None or len(layers) <= depth):
@@ -49,8 +49,7 @@ def all_states_consistent(table: ExactTable) -> bool:
         np.minimum(closest, after, out=closest)
         via_stored[stored == m] = after[stored == m]
     others = distance > 0
-    return bool((closest[others] == distance[others] - 1).all()
-                and (via_stored[others] == distance[others] - 1).all())
+    return bool((closest[others] == distance[others] - 1).all() and (via_stored[others] == distance[others] - 1).all())
 
 
 def moves_match_table(puzzle: PuzzleModel, table: ExactTable, states: int, seed: int) -> bool:
@@ -64,7 +63,6 @@ def moves_match_table(puzzle: PuzzleModel, table: ExactTable, states: int, seed:
             if puzzle.rank(puzzle.apply(state, [m])) != expected:
                 return False
     return True
-
 
 
 class Stickers:
@@ -104,13 +102,18 @@ def round_trips(puzzle: PuzzleModel, count: int, seed: int) -> bool:
 def moves_have_order_three(puzzle: PuzzleModel, seed: int) -> bool:
     """Each move changes a random state, three of it give the state back, and so does the move and its inverse."""
     state = puzzle.random_state(np.random.default_rng(seed))
-    return all(puzzle.apply(state, [m] * 3) == puzzle.apply(state, [m, *puzzle.inverse([m])]) == state
-               != puzzle.apply(state, [m]) for m in range(len(puzzle.move_names)))
+    return all(
+        puzzle.apply(state, [m] * 3)
+        == puzzle.apply(state, [m, *puzzle.inverse([m])])
+        == state
+        != puzzle.apply(state, [m])
+        for m in range(len(puzzle.move_names))
+    )
 
 
 def check_exact_table(puzzle: PuzzleModel, table: ExactTable, bfs_depth: int) -> None:
     """The table's first layers agree with a facelet BFS; numbering, stored moves and sticker moves agree."""
-    assert facelet_layers(puzzle, depth=bfs_depth) == table.counts[:bfs_depth + 1]
+    assert facelet_layers(puzzle, depth=bfs_depth) == table.counts[: bfs_depth + 1]
     assert round_trips(puzzle, 2000, seed=2)
     assert moves_match_table(puzzle, table, states=200, seed=1)
     assert all_states_consistent(table)

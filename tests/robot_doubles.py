@@ -130,8 +130,15 @@ def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, **rig_options):
     history = History(tmp_path / "history.sqlite")
     rig = rig_from_config(Config({}).section("rig"))
     runner = Runner(virtual, virtual, rig, history, bus, RunSettings())
-    return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
-                  link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual))
+    return Daemon(
+        runner=runner,
+        history=history,
+        bus=bus,
+        rig=rig,
+        cameras={"still": StillCamera()},
+        link_status=lambda: {"connected": True},
+        simulation=ScramblingSimulation(virtual),
+    )
 
 
 def acting_daemon(tmp_path, turn_s=0.0, cannot=None):
@@ -163,9 +170,18 @@ def calibrating_daemon(tmp_path, turn_s=0.0, views_file="views.toml", **store_op
     cameras = {name: FrameCamera(name) for name in views.images}
     scanner = ViewScanner(lambda: {name: camera.frame() for name, camera in cameras.items()}, lambda: views)
     store = CalibrationStore(scanner, cameras, files, busy=lambda: plain.runner.busy, **store_options)
-    daemon = Daemon(runner=plain.runner, history=plain.history, bus=plain.bus, rig=plain.rig, cameras=cameras,
-                    link_status=plain.link_status, simulation=plain.simulation, calibration=store.page,
-                    set_calibration=store.update, check_calibration=store.check)
+    daemon = Daemon(
+        runner=plain.runner,
+        history=plain.history,
+        bus=plain.bus,
+        rig=plain.rig,
+        cameras=cameras,
+        link_status=plain.link_status,
+        simulation=plain.simulation,
+        calibration=store.page,
+        set_calibration=store.update,
+        check_calibration=store.check,
+    )
     daemon.store = store
     return daemon
 
@@ -199,8 +215,22 @@ def scanning_daemon(tmp_path, refuse=False, keep=20, retries=0, turn_s=0.0):
     bus, history = EventBus(), History(tmp_path / "history.sqlite")
     rig = rig_from_config(Config({}).section("rig"))
     refused = RefusedScans(tmp_path / "refused-scans", keep, scanner.memory)
-    runner = Runner(scanner, virtual, rig, history, bus, RunSettings(scan_retries=retries, solve_budget_s=20),
-                    keep_refused=refused.keep)
-    return Daemon(runner=runner, history=history, bus=bus, rig=rig, cameras={"still": StillCamera()},
-                  link_status=lambda: {"connected": True}, simulation=ScramblingSimulation(virtual),
-                  scans=scanner.memory)
+    runner = Runner(
+        scanner,
+        virtual,
+        rig,
+        history,
+        bus,
+        RunSettings(scan_retries=retries, solve_budget_s=20),
+        keep_refused=refused.keep,
+    )
+    return Daemon(
+        runner=runner,
+        history=history,
+        bus=bus,
+        rig=rig,
+        cameras={"still": StillCamera()},
+        link_status=lambda: {"connected": True},
+        simulation=ScramblingSimulation(virtual),
+        scans=scanner.memory,
+    )

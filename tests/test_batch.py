@@ -39,7 +39,7 @@ def test_per_state_moves():
     moves = np.arange(40) % 18
     out = apply_move(puzzle, states, moves)
     for i in range(40):
-        assert (out[i] == apply_move(puzzle, states[i:i + 1], int(moves[i]))[0]).all()
+        assert (out[i] == apply_move(puzzle, states[i : i + 1], int(moves[i]))[0]).all()
 
 
 def test_move_then_inverse_restores():

@@ -14,8 +14,14 @@ from robot_doubles import calibrating_daemon, make_daemon, wait_done
 from test_robot_web import dashboard, serving_client
 from vision import default_views, view_config_from_dict
 
-PALETTE = {"U": [235, 235, 230], "R": [200, 30, 40], "F": [30, 160, 70], "D": [240, 210, 20],
-           "L": [245, 120, 10], "B": [30, 90, 210]}
+PALETTE = {
+    "U": [235, 235, 230],
+    "R": [200, 30, 40],
+    "F": [30, 160, 70],
+    "D": [240, 210, 20],
+    "L": [245, 120, 10],
+    "B": [30, 90, 210],
+}
 
 
 @pytest.fixture
@@ -32,6 +38,7 @@ def edited_views(client, face_index=0, corner=0, point=(300.0, 70.0)) -> dict:
 
 # ---------------------------------------------------------------- saving a file
 
+
 def test_a_save_keeps_the_previous_file_as_a_backup_and_only_the_newest_few(tmp_path):
     path = tmp_path / "views.toml"
     assert save_atomically(path, "first\n") is None and path.read_text() == "first\n"
@@ -41,7 +48,7 @@ def test_a_save_keeps_the_previous_file_as_a_backup_and_only_the_newest_few(tmp_
     backups = [first, *(save_atomically(path, f"save {n}\n") for n in range(1, BACKUPS + 2))]
     assert path.read_text() == f"save {BACKUPS + 1}\n" and stat.S_IMODE(path.stat().st_mode) == 0o640
     kept = sorted(p.name for p in tmp_path.glob("views.toml.*.bak"))
-    assert kept == sorted(b.name for b in backups[-BACKUPS:])        # the newest ones
+    assert kept == sorted(b.name for b in backups[-BACKUPS:])  # the newest ones
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"] == []
 
 
@@ -66,17 +73,27 @@ def test_views_are_written_as_toml_that_reads_back_the_same():
     assert json.loads(views_text(views, Path("rig/views.json"))) == views.to_json()
 
 
-@pytest.mark.parametrize("part, message, field", [
-    ("views", "view config views view #2 (face R): 'corners' must be four [x, y] points", "views.view.1.corners"),
-    ("views", "view config views view #3 (face F): the corners enclose 10 square pixels: too small",
-     "views.view.2.corners"),
-    ("views", "view config views view #1 (face U): 'at' must name each corner of the face once", "views.view.0.at"),
-    ("views", "view config views view #4: unknown key 'colour' (allowed: at, corners, face, image)", "views.view.3"),
-    ("views", "view config views: 'inner' must be a number from 0.1 to 0.9, got 2", "views.inner"),
-    ("views", "view config views: no view for face D: all six faces are needed", "views"),
-    ("calibration", "calibration: 'palette' must map each of U R F D L B to [r, g, b]", "calibration.palette"),
-    ("calibration", "calibration: expected a JSON object", "calibration"),
-])
+@pytest.mark.parametrize(
+    "part, message, field",
+    [
+        ("views", "view config views view #2 (face R): 'corners' must be four [x, y] points", "views.view.1.corners"),
+        (
+            "views",
+            "view config views view #3 (face F): the corners enclose 10 square pixels: too small",
+            "views.view.2.corners",
+        ),
+        ("views", "view config views view #1 (face U): 'at' must name each corner of the face once", "views.view.0.at"),
+        (
+            "views",
+            "view config views view #4: unknown key 'colour' (allowed: at, corners, face, image)",
+            "views.view.3",
+        ),
+        ("views", "view config views: 'inner' must be a number from 0.1 to 0.9, got 2", "views.inner"),
+        ("views", "view config views: no view for face D: all six faces are needed", "views"),
+        ("calibration", "calibration: 'palette' must map each of U R F D L B to [r, g, b]", "calibration.palette"),
+        ("calibration", "calibration: expected a JSON object", "calibration"),
+    ],
+)
 def test_each_problem_is_tied_to_its_field(part, message, field):
     assert field_of(part, message) == field
 
@@ -89,6 +106,7 @@ def test_a_real_rig_finds_a_calibration_saved_without_one_in_the_config(tmp_path
 
 
 # ---------------------------------------------------------------- the API
+
 
 def test_the_page_gets_the_editable_form_and_where_it_is_saved(store_client, tmp_path):
     page = store_client.get("/api/calibration").json()
@@ -128,24 +146,30 @@ def test_a_view_on_a_camera_the_rig_does_not_have_is_refused(store_client):
     views = edited_views(store_client)
     views["view"][3]["image"] = "top"
     body = store_client.post("/api/calibration/check", json={"views": views}).json()
-    assert body["problems"] == [{"field": "views.view.3.image", "message": "view config views view #4 (face D): "
-                                 "'image' 'top' is no camera of this rig (cameras: ufr, dlb)"}]
+    assert body["problems"] == [
+        {
+            "field": "views.view.3.image",
+            "message": "view config views view #4 (face D): 'image' 'top' is no camera of this rig (cameras: ufr, dlb)",
+        }
+    ]
 
 
 def test_a_save_writes_the_file_keeps_a_backup_and_applies_at_once(store_client, tmp_path):
     before = (tmp_path / "views.toml").read_text()
     views = edited_views(store_client)
-    reply = store_client.put("/api/calibration", json={"views": views, "calibration": {
-        "size": 3, "palette": PALETTE, "position_gains": None}})
+    reply = store_client.put(
+        "/api/calibration",
+        json={"views": views, "calibration": {"size": 3, "palette": PALETTE, "position_gains": None}},
+    )
     assert reply.status_code == 200, reply.text
     saved = {s["part"]: s for s in reply.json()["saved"]}
     assert saved["views"]["file"] == str(tmp_path / "views.toml")
     assert open(saved["views"]["backup"]).read() == before
-    assert saved["calibration"]["backup"] is None        # there was no calibration file before
+    assert saved["calibration"]["backup"] is None  # there was no calibration file before
     written = view_config_from_dict(tomllib.loads((tmp_path / "views.toml").read_text()), "views.toml")
     assert written.views[0].corners[0].tolist() == [300.0, 70.0]
     assert json.loads((tmp_path / "calibration.json").read_text())["palette"]["R"] == PALETTE["R"]
-    scanner = store_client.daemon.store.scanner       # applied: no restart
+    scanner = store_client.daemon.store.scanner  # applied: no restart
     assert scanner.views().views[0].corners[0].tolist() == [300.0, 70.0]
     assert scanner.calibration.palette[1].tolist() == PALETTE["R"]
     page = store_client.get("/api/calibration").json()

@@ -31,6 +31,7 @@ def settings(text, name="cam"):
 
 # ---------------------------------------------------------------- config
 
+
 def test_defaults_keep_the_old_options_working():
     got = settings('[camera.cam]\ndevice = "/dev/video0"\nwidth = 640\nheight = 480\nexposure = 150\n')
     assert (got.kind, got.device, got.width, got.height, got.exposure) == ("v4l2", "/dev/video0", 640, 480, 150)
@@ -39,30 +40,35 @@ def test_defaults_keep_the_old_options_working():
 
 
 def test_picamera2_options():
-    got = settings('[camera.cam]\nkind = "picamera2"\nexposure = 8000.4\ncolour_gains = [1.9, 1.4]\n'
-                   "gain = 2\nlock = false\nsettle_frames = 5\n")
+    got = settings(
+        '[camera.cam]\nkind = "picamera2"\nexposure = 8000.4\ncolour_gains = [1.9, 1.4]\n'
+        "gain = 2\nlock = false\nsettle_frames = 5\n"
+    )
     assert got.device == 0 and got.lock.white_balance == (1.9, 1.4) and got.lock.exposure == 8000
     assert not got.lock.lock and got.lock.settle_frames == 5 and got.lock.gain == 2.0
 
 
-@pytest.mark.parametrize("text, message", [
-    ('kind = "usb"\nindex = 0', r"kind: must be one of v4l2, picamera2; got 'usb'"),
-    ('index = 0\ndevice = "/dev/video0"', r"give exactly one of 'index'"),
-    ('kind = "v4l2"', r"give exactly one of 'index'"),
-    ('device = ""', r"device: must not be empty"),
-    ('index = 0\nlock = "yes"', r"lock: must be true or false"),
-    ("index = 0\nsettle_frames = -1", r"settle_frames: must be at least 0"),
-    ("index = 0\nsettle_frames = 2.5", r"settle_frames: must be a whole number"),
-    ("index = 0\nwidth = 640", r"height: give 'width' and 'height' together"),
-    ("index = 0\nexposure = 0", r"exposure: must be more than 0"),
-    ("index = 0\nwhite_balance = 100", r"white_balance: must be at least 1000"),
-    ("index = 0\ncolour_gains = [1.5, 1.5]", r'colour_gains: only for kind = "picamera2"'),
-    ('kind = "picamera2"\nwhite_balance = 5000', r"white_balance: a picamera2 camera takes colour_gains"),
-    ('kind = "picamera2"\ndevice = "/dev/video0"', r"device: a picamera2 camera is chosen by 'index'"),
-    ('kind = "picamera2"\ncolour_gains = [1.5]', r"colour_gains: must be two numbers"),
-    ('kind = "picamera2"\ncolour_gains = [1.5, 0]', r"colour_gains: must be two numbers"),
-    ('kind = "picamera2"\ngain = 0.5', r"gain: must be at least 1.0"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('kind = "usb"\nindex = 0', r"kind: must be one of v4l2, picamera2; got 'usb'"),
+        ('index = 0\ndevice = "/dev/video0"', r"give exactly one of 'index'"),
+        ('kind = "v4l2"', r"give exactly one of 'index'"),
+        ('device = ""', r"device: must not be empty"),
+        ('index = 0\nlock = "yes"', r"lock: must be true or false"),
+        ("index = 0\nsettle_frames = -1", r"settle_frames: must be at least 0"),
+        ("index = 0\nsettle_frames = 2.5", r"settle_frames: must be a whole number"),
+        ("index = 0\nwidth = 640", r"height: give 'width' and 'height' together"),
+        ("index = 0\nexposure = 0", r"exposure: must be more than 0"),
+        ("index = 0\nwhite_balance = 100", r"white_balance: must be at least 1000"),
+        ("index = 0\ncolour_gains = [1.5, 1.5]", r'colour_gains: only for kind = "picamera2"'),
+        ('kind = "picamera2"\nwhite_balance = 5000', r"white_balance: a picamera2 camera takes colour_gains"),
+        ('kind = "picamera2"\ndevice = "/dev/video0"', r"device: a picamera2 camera is chosen by 'index'"),
+        ('kind = "picamera2"\ncolour_gains = [1.5]', r"colour_gains: must be two numbers"),
+        ('kind = "picamera2"\ncolour_gains = [1.5, 0]', r"colour_gains: must be two numbers"),
+        ('kind = "picamera2"\ngain = 0.5', r"gain: must be at least 1.0"),
+    ],
+)
 def test_bad_camera_options_name_the_key(text, message):
     with pytest.raises(ConfigError, match=message):
         settings("[camera.cam]\n" + text + "\n")
@@ -85,9 +91,17 @@ class FakeCapture:
 
     def __init__(self, device, backend, controls=None, refuse=(), image=None):
         self.device, self.backend = device, backend
-        self.controls = dict(controls if controls is not None else {
-            P.CAP_PROP_AUTO_EXPOSURE: 1, P.CAP_PROP_EXPOSURE: 100.0, P.CAP_PROP_GAIN: 40.0,
-            P.CAP_PROP_AUTO_WB: 0, P.CAP_PROP_WB_TEMPERATURE: 4000.0})
+        self.controls = dict(
+            controls
+            if controls is not None
+            else {
+                P.CAP_PROP_AUTO_EXPOSURE: 1,
+                P.CAP_PROP_EXPOSURE: 100.0,
+                P.CAP_PROP_GAIN: 40.0,
+                P.CAP_PROP_AUTO_WB: 0,
+                P.CAP_PROP_WB_TEMPERATURE: 4000.0,
+            }
+        )
         self.refuse = set(refuse)
         self.sets, self.reads, self.fail_reads, self.released = [], 0, False, False
         self.image = np.full((48, 64, 3), (10, 20, 30), np.uint8) if image is None else image
@@ -126,6 +140,7 @@ class FakeCapture:
 
 class Opened(list):
     """The fake captures made so far; ``options`` shape the next ones."""
+
     options: dict
 
 
@@ -136,8 +151,11 @@ def v4l2(monkeypatch):
     kind = FakeCapture
 
     def make(device, backend=None):
-        opened.append(opened.options.get("kind", kind)(device, backend, **{
-            k: v for k, v in opened.options.items() if k != "kind"}))
+        opened.append(
+            opened.options.get("kind", kind)(
+                device, backend, **{k: v for k, v in opened.options.items() if k != "kind"}
+            )
+        )
         return opened[-1]
 
     monkeypatch.setattr(cv2, "VideoCapture", make)
@@ -202,8 +220,13 @@ def test_lock_off_leaves_the_automatics_on(v4l2):
     assert fake.written(P.CAP_PROP_AUTO_EXPOSURE) == [3] and fake.written(P.CAP_PROP_AUTO_WB) == [1]
     assert fake.written(P.CAP_PROP_EXPOSURE) == [] and fake.reads == 3  # warm-up and the frame, no settling
     lock = camera.status()["lock"]
-    assert lock == {"enabled": False, "how": "off", "auto": ["exposure", "gain", "white_balance"],
-                    "locked": {}, "refused": {}}
+    assert lock == {
+        "enabled": False,
+        "how": "off",
+        "auto": ["exposure", "gain", "white_balance"],
+        "locked": {},
+        "refused": {},
+    }
 
 
 def test_control_the_driver_lacks_is_reported_not_fatal(v4l2, caplog):
@@ -220,8 +243,13 @@ def test_control_the_driver_lacks_is_reported_not_fatal(v4l2, caplog):
 
 def test_refused_manual_exposure_is_reported(v4l2):
     v4l2.options["refuse"] = {P.CAP_PROP_AUTO_EXPOSURE}
-    v4l2.options["controls"] = {P.CAP_PROP_AUTO_EXPOSURE: 3, P.CAP_PROP_EXPOSURE: 100.0, P.CAP_PROP_GAIN: 40.0,
-                                P.CAP_PROP_AUTO_WB: 1, P.CAP_PROP_WB_TEMPERATURE: 4000.0}
+    v4l2.options["controls"] = {
+        P.CAP_PROP_AUTO_EXPOSURE: 3,
+        P.CAP_PROP_EXPOSURE: 100.0,
+        P.CAP_PROP_GAIN: 40.0,
+        P.CAP_PROP_AUTO_WB: 1,
+        P.CAP_PROP_WB_TEMPERATURE: 4000.0,
+    }
     camera = v4l2_camera()
     camera.frame()
     lock = camera.status()["lock"]
@@ -294,9 +322,15 @@ def test_to_bgr_formats():
 
 # ---------------------------------------------------------------- a fake picamera2
 
-LIBCAMERA_05 = {"AeEnable": (False, True, True), "ExposureTimeMode": (0, 1, 0), "ExposureTime": (1, 66666, 20000),
-                "AnalogueGainMode": (0, 1, 0), "AnalogueGain": (1.0, 16.0, 1.0), "AwbEnable": (False, True, True),
-                "ColourGains": (0.0, 32.0, None)}
+LIBCAMERA_05 = {
+    "AeEnable": (False, True, True),
+    "ExposureTimeMode": (0, 1, 0),
+    "ExposureTime": (1, 66666, 20000),
+    "AnalogueGainMode": (0, 1, 0),
+    "AnalogueGain": (1.0, 16.0, 1.0),
+    "AwbEnable": (False, True, True),
+    "ColourGains": (0.0, 32.0, None),
+}
 
 
 def fake_picamera2(monkeypatch, controls=LIBCAMERA_05, refuse=(), cameras=1, busy=False):
@@ -316,13 +350,23 @@ def fake_picamera2(monkeypatch, controls=LIBCAMERA_05, refuse=(), cameras=1, bus
 
         @staticmethod
         def global_camera_info():
-            return [{"Model": "imx708", "Id": f"/base/soc/i2c0mux/i2c@{n}/imx708@1a", "Location": 2, "Rotation": 0,
-                     "Num": n} for n in range(cameras)]
+            return [
+                {
+                    "Model": "imx708",
+                    "Id": f"/base/soc/i2c0mux/i2c@{n}/imx708@1a",
+                    "Location": 2,
+                    "Rotation": 0,
+                    "Num": n,
+                }
+                for n in range(cameras)
+            ]
 
         @property
         def sensor_modes(self):
-            return [{"size": (1536, 864), "bit_depth": 10, "fps": 120.13, "format": "SRGGB10_CSI2P"},
-                    {"size": (4608, 2592), "bit_depth": 10, "fps": 14.35, "format": "SRGGB10_CSI2P"}]
+            return [
+                {"size": (1536, 864), "bit_depth": 10, "fps": 120.13, "format": "SRGGB10_CSI2P"},
+                {"size": (4608, 2592), "bit_depth": 10, "fps": 14.35, "format": "SRGGB10_CSI2P"},
+            ]
 
         def create_video_configuration(self, main=None, **more):
             return {"use": "video", "main": main, **more}
@@ -347,8 +391,12 @@ def fake_picamera2(monkeypatch, controls=LIBCAMERA_05, refuse=(), cameras=1, bus
             return image
 
         def capture_metadata(self):
-            return {"ExposureTime": 10000 + 100 * self.frames, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.5),
-                    "Lux": 300.0}
+            return {
+                "ExposureTime": 10000 + 100 * self.frames,
+                "AnalogueGain": 2.5,
+                "ColourGains": (1.8, 1.5),
+                "Lux": 300.0,
+            }
 
         def set_controls(self, wanted):
             bad = sorted(set(wanted) & set(refuse))
@@ -375,8 +423,14 @@ def test_picamera2_lock_sequence(monkeypatch):
     release, lock = cam.sets
     assert release == {"ExposureTimeMode": 0, "AnalogueGainMode": 0, "AwbEnable": True}
     exposure = 10000 + 100 * 7  # read after 2 warm-up and 5 settle frames
-    assert lock == {"ExposureTimeMode": 1, "ExposureTime": exposure, "AnalogueGainMode": 1, "AnalogueGain": 2.5,
-                    "AwbEnable": False, "ColourGains": (1.8, 1.5)}
+    assert lock == {
+        "ExposureTimeMode": 1,
+        "ExposureTime": exposure,
+        "AnalogueGainMode": 1,
+        "AnalogueGain": 2.5,
+        "AwbEnable": False,
+        "ColourGains": (1.8, 1.5),
+    }
     status = camera.status()
     assert status["kind"] == "picamera2" and status["device"] == 1
     assert status["lock"]["locked"] == {"exposure": exposure, "gain": 2.5, "white_balance": [1.8, 1.5]}
@@ -400,8 +454,13 @@ def test_picamera2_before_libcamera_05_uses_aeenable(monkeypatch):
     pi_camera().frame()
     release, lock = module.made[0].sets
     assert release == {"AeEnable": True, "AwbEnable": True}
-    assert lock == {"AeEnable": False, "ExposureTime": 10700, "AnalogueGain": 2.5, "AwbEnable": False,
-                    "ColourGains": (1.8, 1.5)}
+    assert lock == {
+        "AeEnable": False,
+        "ExposureTime": 10700,
+        "AnalogueGain": 2.5,
+        "AwbEnable": False,
+        "ColourGains": (1.8, 1.5),
+    }
 
 
 def test_picamera2_before_libcamera_05_manual_exposure_leaves_gain_to_the_automatic(monkeypatch):
@@ -465,6 +524,7 @@ def test_picamera2_without_libcamera_bindings(monkeypatch, tmp_path):
 
 # ---------------------------------------------------------------- V4L2 ioctls, answered by a fake kernel
 
+
 def fourcc(text):
     return int.from_bytes(text.encode(), "little")
 
@@ -478,8 +538,17 @@ class FakeKernel:
     def __call__(self, fd, request, buffer):
         if request == VIDIOC_QUERYCAP:
             assert len(buffer) == 104
-            struct.pack_into("=16s32s32sIII", buffer, 0, b"uvcvideo", b"HD Webcam C525", b"usb-0000:01:00.0-1.2",
-                             0x060100, self.caps, self.device_caps)
+            struct.pack_into(
+                "=16s32s32sIII",
+                buffer,
+                0,
+                b"uvcvideo",
+                b"HD Webcam C525",
+                b"usb-0000:01:00.0-1.2",
+                0x060100,
+                self.caps,
+                self.device_caps,
+            )
         elif request == VIDIOC_ENUM_FMT:
             assert len(buffer) == 64
             index, kind = struct.unpack_from("=II", buffer, 0)
@@ -503,16 +572,22 @@ class FakeKernel:
 
 
 def test_describe_parses_the_kernel_structures():
-    kernel = FakeKernel(formats=[
-        ("MJPG", "Motion-JPEG", 1, [(1, 1280, 720), (1, 640, 480)]),
-        ("YUYV", "YUYV 4:2:2", 0, [(3, 160, 1920, 8, 120, 1080, 4)]),
-    ])
+    kernel = FakeKernel(
+        formats=[
+            ("MJPG", "Motion-JPEG", 1, [(1, 1280, 720), (1, 640, 480)]),
+            ("YUYV", "YUYV 4:2:2", 0, [(3, 160, 1920, 8, 120, 1080, 4)]),
+        ]
+    )
     info = describe(-1, kernel)
     assert (info.driver, info.card, info.bus_info) == ("uvcvideo", "HD Webcam C525", "usb-0000:01:00.0-1.2")
     assert info.captures_video and info.capabilities == 0x04200001
     mjpg, yuyv = info.formats
-    assert (mjpg.fourcc, mjpg.description, mjpg.compressed, mjpg.sizes) == \
-           ("MJPG", "Motion-JPEG", True, [(1280, 720), (640, 480)])
+    assert (mjpg.fourcc, mjpg.description, mjpg.compressed, mjpg.sizes) == (
+        "MJPG",
+        "Motion-JPEG",
+        True,
+        [(1280, 720), (640, 480)],
+    )
     assert yuyv.size_range == "160x120 to 1920x1080, step 8x4" and not yuyv.compressed
 
 
@@ -530,9 +605,15 @@ def test_suggested_size():
 
 # ---------------------------------------------------------------- listing
 
+
 def webcam(sizes=((1280, 720), (640, 480))):
-    return DeviceInfo("uvcvideo", "HD Webcam C525", "usb-0000:01:00.0-1.2", 0x04200001,
-                      [PixelFormat(fourcc("MJPG"), "MJPG", "Motion-JPEG", True, list(sizes))])
+    return DeviceInfo(
+        "uvcvideo",
+        "HD Webcam C525",
+        "usb-0000:01:00.0-1.2",
+        0x04200001,
+        [PixelFormat(fourcc("MJPG"), "MJPG", "Motion-JPEG", True, list(sizes))],
+    )
 
 
 def fake_tree(tmp_path, nodes):
@@ -551,8 +632,11 @@ def fake_tree(tmp_path, nodes):
 def test_listing_v4l2_nodes(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "picamera2", None)
     dev, sys_dir = fake_tree(tmp_path, {0: "C525 webcam", 1: "C525 webcam", 10: "unicam-image", 2: "denied"})
-    answers = {"video0": webcam(), "video1": DeviceInfo("uvcvideo", "C525", "usb", 0x04800000),
-               "video10": DeviceInfo("unicam", "unicam", "platform:fe801000.csi", 0x04200001)}
+    answers = {
+        "video0": webcam(),
+        "video1": DeviceInfo("uvcvideo", "C525", "usb", 0x04800000),
+        "video10": DeviceInfo("unicam", "unicam", "platform:fe801000.csi", 0x04200001),
+    }
 
     def query(path):
         name = path.rsplit("/", 1)[1]
@@ -561,8 +645,12 @@ def test_listing_v4l2_nodes(tmp_path, monkeypatch):
         return answers[name]
 
     found = list_cameras(dev, sys_dir, query)
-    assert [(e["kind"], e["usable"]) for e in found] == [("v4l2", True), ("v4l2", False), ("v4l2", False),
-                                                          ("picamera2", False)]
+    assert [(e["kind"], e["usable"]) for e in found] == [
+        ("v4l2", True),
+        ("v4l2", False),
+        ("v4l2", False),
+        ("picamera2", False),
+    ]
     by_device = {e.get("device", "picamera2").rsplit("/", 1)[-1]: e for e in found}
     assert "video1" not in by_device  # the metadata node
     cam = by_device["video0"]

@@ -47,12 +47,15 @@ def test_table_reports_counts():
     assert out["counts"][-1] == 276 and len(out["counts"]) == 15 and isinstance(out["cached"], bool)
 
 
-@pytest.mark.parametrize("args,message", [
-    (("solve", "--state", "UUUU"), "54"),
-    (("solve", "--state", "UUUURRRRFFFFDDDDLLLLBBBX"), "colour"),
-    (("apply", "--state", "UUUURRRRFFFFDDDDLLLLBBBB", "--moves", "R Q"), "move 2"),
-    (("scramble", "--puzzle", "3", "--moves", "-1"), "0 or more"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("solve", "--state", "UUUU"), "54"),
+        (("solve", "--state", "UUUURRRRFFFFDDDDLLLLBBBX"), "colour"),
+        (("apply", "--state", "UUUURRRRFFFFDDDDLLLLBBBB", "--moves", "R Q"), "move 2"),
+        (("scramble", "--puzzle", "3", "--moves", "-1"), "0 or more"),
+    ],
+)
 def test_invalid_input_exits_2_without_traceback(args, message):
     out = cli(*args)
     assert out.returncode == 2

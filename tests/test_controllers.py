@@ -25,23 +25,34 @@ def once(tmp_path, extra="", controller=None, **options):
         built.close()
 
 
-@pytest.mark.parametrize("text, words", [
-    ('[controller]\nkind = "tinyg"', "must be one of robotd, marlin, grblhal"),
-    ('[controller]\nkind = "marlin"\n[controller.grblhal]\nfeed = 100', "[controller.grblhal] is set, but"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin]\naxes = {U="X", R="Y", F="Z", D="I", L="J", B="E"}',
-     "[controller.marlin.axes] B: must be one axis letter"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin]\naxes = {U="X", R="Y", F="Z", D="I", L="J", B="J"}',
-     "two faces share an axis"),
-    ('[controller]\nkind = "grblhal"\n[controller.grblhal]\naxes = {U="X", R="Y"}', "missing F, D, L, B"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin]\nunits_per_quarter = 0', "must be more than 0"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin]\nspeed = 3', "[controller.marlin] speed: unknown option"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilence = -1',
-     "[controller.marlin.timing] silence: must be more than 0; got -1"),
-    ('[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilense = 1',
-     "[controller.marlin.timing] silense: unknown option"),
-    ('[controller]\nkind = "marlin"\n[serial.timing]\nsilence = 0.5', "[serial] timing: applies to robotd"),
-    ('[controller]\nkind = "marlin"\n[sim]\nfirmware = "avr"', "a marlin controller is simulated"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('[controller]\nkind = "tinyg"', "must be one of robotd, marlin, grblhal"),
+        ('[controller]\nkind = "marlin"\n[controller.grblhal]\nfeed = 100', "[controller.grblhal] is set, but"),
+        (
+            '[controller]\nkind = "marlin"\n[controller.marlin]\naxes = {U="X", R="Y", F="Z", D="I", L="J", B="E"}',
+            "[controller.marlin.axes] B: must be one axis letter",
+        ),
+        (
+            '[controller]\nkind = "marlin"\n[controller.marlin]\naxes = {U="X", R="Y", F="Z", D="I", L="J", B="J"}',
+            "two faces share an axis",
+        ),
+        ('[controller]\nkind = "grblhal"\n[controller.grblhal]\naxes = {U="X", R="Y"}', "missing F, D, L, B"),
+        ('[controller]\nkind = "marlin"\n[controller.marlin]\nunits_per_quarter = 0', "must be more than 0"),
+        ('[controller]\nkind = "marlin"\n[controller.marlin]\nspeed = 3', "[controller.marlin] speed: unknown option"),
+        (
+            '[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilence = -1',
+            "[controller.marlin.timing] silence: must be more than 0; got -1",
+        ),
+        (
+            '[controller]\nkind = "marlin"\n[controller.marlin.timing]\nsilense = 1',
+            "[controller.marlin.timing] silense: unknown option",
+        ),
+        ('[controller]\nkind = "marlin"\n[serial.timing]\nsilence = 0.5', "[serial] timing: applies to robotd"),
+        ('[controller]\nkind = "marlin"\n[sim]\nfirmware = "avr"', "a marlin controller is simulated"),
+    ],
+)
 def test_bad_controller_sections_name_the_key(tmp_path, text, words):
     with pytest.raises(ConfigError) as caught:
         assemble.load_parts(config(tmp_path, text), sim=True)
@@ -55,8 +66,9 @@ def test_gcode_motors_are_the_faces(tmp_path):
 
 
 def test_feed_follows_the_rigs_quarter_turn_time(tmp_path):
-    parts = assemble.load_parts(config(tmp_path, '[controller]\nkind = "marlin"\n[controller.marlin]\n'
-                                                 'units_per_quarter = 800'), sim=True)
+    parts = assemble.load_parts(
+        config(tmp_path, '[controller]\nkind = "marlin"\n[controller.marlin]\nunits_per_quarter = 800'), sim=True
+    )
     options = parts.sections["controller"].settings
     assert options.feed == pytest.approx(800 * 60 / 0.01)
     assert options.axes == dict(zip("URFDLB", "XYZIJK"))
@@ -75,19 +87,24 @@ def test_line_faults_lose_and_double_no_turn(tmp_path, controller):
     # Marlin's lines carry a checksum; a garbled grbl line may be a valid move of another face, which the
     # link stops on as unsafe (tests/test_grbl.py): for grbl only replies are corrupted here
     corrupt = "corrupt = 0.04\n" if controller == "marlin" else ""
-    faults = (f"[sim.faults]\ndrop = 0.04\nduplicate = 0.03\nnoise = 0.02\nseed = 9\n{corrupt}"
-              "[sim.faults.to_host]\ncorrupt = 0.04\n")
+    faults = (
+        f"[sim.faults]\ndrop = 0.04\nduplicate = 0.03\nnoise = 0.02\nseed = 9\n{corrupt}"
+        "[sim.faults.to_host]\ncorrupt = 0.04\n"
+    )
     for seed in (1, 2):
         summary = once(tmp_path, faults, controller=controller, puzzle=3, seed=seed, moves=12)
         assert summary["outcome"] == "done" and summary["solved"], summary["error"]
 
 
 @pytest.mark.parametrize("controller", G_CODE)
-@pytest.mark.parametrize("faults, words", [
-    ("reset_after = 4", "reset"),
-    ("close_after = 4", "serial port was lost"),
-    ("silent_after = 4", "went silent"),
-])
+@pytest.mark.parametrize(
+    "faults, words",
+    [
+        ("reset_after = 4", "reset"),
+        ("close_after = 4", "serial port was lost"),
+        ("silent_after = 4", "went silent"),
+    ],
+)
 def test_controller_faults_end_the_run_with_a_reason(tmp_path, controller, faults, words):
     summary = once(tmp_path, f"[sim.faults]\n{faults}\n", controller=controller, puzzle=2, seed=5)
     assert summary["outcome"] == "error" and not summary["solved"]
@@ -114,6 +131,7 @@ def test_a_run_after_an_emergency_stop_reconnects_and_solves(tmp_path, controlle
 
 def _wait_for(condition, timeout_s: float = 20.0) -> None:
     import time
+
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting"
@@ -126,6 +144,7 @@ def test_controller_flag_needs_sim(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the flip/spin rig on a Maestro
+
 
 def flip_spin_once(tmp_path, extra="", crc=False, **options):
     rig = FLIP_SPIN + ("crc = true\n" if crc else "")
@@ -141,7 +160,7 @@ def test_flip_spin_dry_run_scans_by_turning_and_ends_solved(tmp_path, puzzle, mo
     summary = flip_spin_once(tmp_path, puzzle=puzzle, seed=4, moves=moves)
     assert summary["outcome"] == "done", summary["error"]
     assert summary["solved"]
-    assert summary["link"]["moves_done"] > 2 * summary["length_htm"]     # every solver move takes servo moves
+    assert summary["link"]["moves_done"] > 2 * summary["length_htm"]  # every solver move takes servo moves
 
 
 def test_flip_spin_dry_run_through_line_faults(tmp_path):
@@ -151,21 +170,26 @@ def test_flip_spin_dry_run_through_line_faults(tmp_path):
     assert summary["outcome"] == "done" and summary["solved"], summary["error"]
 
 
-@pytest.mark.parametrize("faults, words", [("reset_after = 6", "reset"), ("close_after = 6", "serial port was lost"),
-                                           ("silent_after = 6", "went silent")])
+@pytest.mark.parametrize(
+    "faults, words",
+    [("reset_after = 6", "reset"), ("close_after = 6", "serial port was lost"), ("silent_after = 6", "went silent")],
+)
 def test_servo_controller_faults_end_the_run_with_a_reason(tmp_path, faults, words):
     summary = flip_spin_once(tmp_path, f"[sim.faults]\n{faults}\n", puzzle=2, seed=5)
     assert summary["outcome"] == "error" and not summary["solved"]
     assert words in summary["error"]
 
 
-@pytest.mark.parametrize("text, words", [
-    ("[controller.maestro.spin]\nccw_us = 1490", "at least 20 µs apart"),
-    ("[controller.maestro.cover]\nchannel = 0", "need their own channels"),
-    ("[controller.maestro.spin]\nchannel = 6", "must be at most 5"),
-    ("[controller.maestro.timing]\nsilense = 1", "[controller.maestro.timing] silense: unknown option"),
-    ("[controller.maestro.cover]\nflip_us = 3000", "must be at most 2600"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[controller.maestro.spin]\nccw_us = 1490", "at least 20 µs apart"),
+        ("[controller.maestro.cover]\nchannel = 0", "need their own channels"),
+        ("[controller.maestro.spin]\nchannel = 6", "must be at most 5"),
+        ("[controller.maestro.timing]\nsilense = 1", "[controller.maestro.timing] silense: unknown option"),
+        ("[controller.maestro.cover]\nflip_us = 3000", "must be at most 2600"),
+    ],
+)
 def test_bad_maestro_sections_name_the_key(tmp_path, text, words):
     with pytest.raises(ConfigError) as caught:
         assemble.load_parts(config(tmp_path, text, rig=FLIP_SPIN), sim=True)
@@ -182,17 +206,36 @@ def test_a_servo_controller_drives_only_the_flip_spin_rig(tmp_path):
 
 def test_cli_flip_spin_dry_run(tmp_path, capsys):
     path = config(tmp_path, rig=FLIP_SPIN)
-    assert main(["--config", str(path), "--sim", "--once", "--rig", "flip-spin", "--controller", "maestro",
-                 "--puzzle", "2", "--seed", "2"]) == 0
+    assert (
+        main(
+            [
+                "--config",
+                str(path),
+                "--sim",
+                "--once",
+                "--rig",
+                "flip-spin",
+                "--controller",
+                "maestro",
+                "--puzzle",
+                "2",
+                "--seed",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert "cube solved" in capsys.readouterr().out
 
 
 def test_check_of_a_flip_spin_rig_reports_camera_and_port_not_a_traceback(tmp_path):
     path = tmp_path / "robotd.toml"
-    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[rig]\nkind = "flip-spin"\n[controller]\n'
-                    'kind = "maestro"\n[serial]\nport = "/dev/robotd-no-such-port"\n[vision]\n'
-                    'top_face = [[100, 80], [500, 80], [480, 450], [120, 450]]\n[camera.top]\n'
-                    'device = "/dev/robotd-no-such-camera"\n')
+    path.write_text(
+        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[rig]\nkind = "flip-spin"\n[controller]\n'
+        'kind = "maestro"\n[serial]\nport = "/dev/robotd-no-such-port"\n[vision]\n'
+        "top_face = [[100, 80], [500, 80], [480, 450], [120, 450]]\n[camera.top]\n"
+        'device = "/dev/robotd-no-such-camera"\n'
+    )
     problems = assemble.check(path)
     assert any("robotd-no-such-port" in p for p in problems)
     assert not any("view" in p for p in problems)

@@ -31,6 +31,7 @@ STEPS = ["scanning", "solving", "executing", "verifying"]
 
 # ---------------------------------------------------------------- served by the app (fast)
 
+
 @pytest.fixture
 def client(tmp_path):
     daemon = make_daemon(tmp_path)
@@ -82,6 +83,7 @@ def test_every_element_the_scripts_look_up_is_in_the_page():
 
 # ---------------------------------------------------------------- in a real browser
 
+
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
@@ -108,7 +110,7 @@ class SubPath:
                 else:
                     await PlainTextResponse(f"not under {self.prefix}/", 404)(scope, receive, send)
                 return
-            path = scope["path"][len(self.prefix):]
+            path = scope["path"][len(self.prefix) :]
             scope = {**scope, "path": path, "raw_path": path.encode()}
         await self.app(scope, receive, send)
 
@@ -127,8 +129,14 @@ class Server:
         app = create_app(self.daemon, self.settings)
         if self.settings.root_path:
             app = SubPath(app, self.settings.root_path)
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.settings.port,
-                                log_level="warning", timeout_graceful_shutdown=0.5, ws_ping_interval=None)
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=self.settings.port,
+            log_level="warning",
+            timeout_graceful_shutdown=0.5,
+            ws_ping_interval=None,
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="dashboard-test-server", daemon=True)
         self.thread.start()
@@ -152,17 +160,28 @@ def serve(tmp_path):
     """Start servers on demand: ``serve(auth=False)`` returns a running ``Server``."""
     started = []
 
-    def start(auth: bool = False, turn_s: float = 0.05, calibration: dict | None = None,
-              root_path: str = "", make=make_daemon) -> Server:
+    def start(
+        auth: bool = False, turn_s: float = 0.05, calibration: dict | None = None, root_path: str = "", make=make_daemon
+    ) -> Server:
         directory = tmp_path / f"daemon{len(started)}"
         directory.mkdir()
         daemon = make(directory, turn_s=turn_s)
         if calibration is not None:
-            daemon = Daemon(runner=daemon.runner, history=daemon.history, bus=daemon.bus, rig=daemon.rig,
-                            cameras=daemon.cameras, link_status=daemon.link_status, simulation=daemon.simulation,
-                            calibration=lambda: calibration)
-        settings = (WebSettings(host="0.0.0.0", api_key=KEY, port=free_port(), root_path=root_path) if auth
-                    else WebSettings(port=free_port(), root_path=root_path))
+            daemon = Daemon(
+                runner=daemon.runner,
+                history=daemon.history,
+                bus=daemon.bus,
+                rig=daemon.rig,
+                cameras=daemon.cameras,
+                link_status=daemon.link_status,
+                simulation=daemon.simulation,
+                calibration=lambda: calibration,
+            )
+        settings = (
+            WebSettings(host="0.0.0.0", api_key=KEY, port=free_port(), root_path=root_path)
+            if auth
+            else WebSettings(port=free_port(), root_path=root_path)
+        )
         server = Server(daemon, settings)
         started.append(server)
         return server
@@ -180,8 +199,9 @@ def page(browser):
     page = context.new_page()
     page.problems = []
     page.on("pageerror", lambda error: page.problems.append(f"page error: {error}"))
-    page.on("console", lambda message: page.problems.append(f"console: {message.text}")
-            if message.type == "error" else None)
+    page.on(
+        "console", lambda message: page.problems.append(f"console: {message.text}") if message.type == "error" else None
+    )
     yield page
     context.close()
 
@@ -268,7 +288,7 @@ def check_a_run_from_the_page(page, url: str, screenshots: Path) -> None:
     assert [s for s in steps if s in STEPS] == STEPS
     assert ("preparing" in steps) == any(e["kind"] == "prepared" for e in run["events"])
     solution = next(e["data"] for e in run["events"] if e["kind"] == "solution")
-    assert run["solver"] == solution["solver"] == "pocket-table"       # a 2x2 comes from the exact table
+    assert run["solver"] == solution["solver"] == "pocket-table"  # a 2x2 comes from the exact table
     assert "found by pocket-table" in page.inner_text("#solution-summary")
     assert "solution by pocket-table" in page.inner_text("#log")
     page.screenshot(path=str(screenshots / "dashboard-run.png"), full_page=True)
@@ -318,13 +338,13 @@ def test_escape_closes_the_run_dialog_and_never_stops_the_run(serve, page):
     page.wait_for_selector("#run-dialog[open]")
     page.keyboard.press("Escape")
     page.wait_for_selector("#run-dialog:not([open])", state="hidden")
-    page.keyboard.press("Escape")                  # nothing open: still nothing stops
+    page.keyboard.press("Escape")  # nothing open: still nothing stops
     page.click("#tab-run")
     page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
     run = page.request.get(server.url + "api/runs/1").json()
     assert run["outcome"] == "done" and "stop_requested" not in [e["kind"] for e in run["events"]]
     assert page.get_attribute("#stop", "aria-keyshortcuts") is None
-    page.click("#stop")                            # the button still stops, of course
+    page.click("#stop")  # the button still stops, of course
     page.wait_for_selector('#messages [data-id="stop"]')
     assert page.problems == []
 
@@ -332,12 +352,12 @@ def test_escape_closes_the_run_dialog_and_never_stops_the_run(serve, page):
 def test_a_refused_start_and_a_failed_run_show_readable_messages(serve, page):
     server = serve(make=lambda directory, turn_s: scanning_daemon(directory, refuse=True, turn_s=turn_s))
     open_dashboard(page, server.url)
-    start_from_page(page, "3", scramble="R U X")   # refused before any run starts
+    start_from_page(page, "3", scramble="R U X")  # refused before any run starts
     page.wait_for_selector("#messages .message.error")
     message = page.locator("#messages .message.error").inner_text()
     assert "Could not start a run: scramble: move 3 ('X' at character 5)" in message
     assert "{" not in message and "detail" not in message
-    start_from_page(page, "3", scramble="R U")     # this rig's scan is refused: the run fails
+    start_from_page(page, "3", scramble="R U")  # this rig's scan is refused: the run fails
     page.wait_for_selector('#phase[data-phase="error"]', timeout=30_000)
     message = page.locator("#messages .message.error").inner_text()
     assert "Run 1 failed: scan failed after 1 attempts: cannot read the cube for sure" in message
@@ -367,8 +387,11 @@ def test_the_api_key_is_asked_once_and_kept(serve, page):
     page.reload()
     page.wait_for_selector('#connection[data-state="open"]')
     page.click("#start")  # the kept key is sent: no second question
-    page.wait_for_selector('#phase[data-phase="scanning"], #phase[data-phase="solving"], '
-                           '#phase[data-phase="executing"], #phase[data-phase="verifying"]', timeout=10_000)
+    page.wait_for_selector(
+        '#phase[data-phase="scanning"], #phase[data-phase="solving"], '
+        '#phase[data-phase="executing"], #phase[data-phase="verifying"]',
+        timeout=10_000,
+    )
     assert not page.is_visible("#key-dialog")
     wait_done(server.daemon)
 
@@ -433,8 +456,13 @@ def test_history_pages_filters_and_charts_recorded_runs(serve, page):
     for i in range(25):  # recorded runs, as a daemon that has been in use for a while has them
         run_id = history.start_run(started_at=now + 10 * i, mode="sim", puzzle=2)
         outcome = "error" if i % 5 == 0 else "done"
-        history.finish_run(run_id, outcome, "scan failed after 3 attempts" if outcome == "error" else None,
-                           length_htm=9, step_durations={"scanning": 0.5, "solving": 0.1, "executing": 1.2 + i / 10})
+        history.finish_run(
+            run_id,
+            outcome,
+            "scan failed after 3 attempts" if outcome == "error" else None,
+            length_htm=9,
+            step_durations={"scanning": 0.5, "solving": 0.1, "executing": 1.2 + i / 10},
+        )
         history.update_run(run_id, ended_at=now + 10 * i + 2 + i / 10)
     page.goto(server.url + "#history")
     page.wait_for_selector("#history-rows tr")
@@ -457,11 +485,25 @@ def test_history_pages_filters_and_charts_recorded_runs(serve, page):
 
 
 CALIBRATION = {
-    "views": {"still": {"width": 64, "height": 48, "faces": {
-        "U": [[8, 4], [30, 6], [28, 22], [6, 20]], "F": [[34, 6], [58, 4], [60, 22], [36, 24]],
-        "R": [[10, 26], [30, 26], [30, 44], [10, 44]]}}},
-    "references": {"U": [235, 235, 230], "R": [200, 30, 40], "F": [30, 160, 70], "D": [240, 210, 20],
-                   "L": [245, 120, 10], "B": [30, 90, 210]},
+    "views": {
+        "still": {
+            "width": 64,
+            "height": 48,
+            "faces": {
+                "U": [[8, 4], [30, 6], [28, 22], [6, 20]],
+                "F": [[34, 6], [58, 4], [60, 22], [36, 24]],
+                "R": [[10, 26], [30, 26], [30, 44], [10, 44]],
+            },
+        }
+    },
+    "references": {
+        "U": [235, 235, 230],
+        "R": [200, 30, 40],
+        "F": [30, 160, 70],
+        "D": [240, 210, 20],
+        "L": [245, 120, 10],
+        "B": [30, 90, 210],
+    },
 }
 
 
@@ -481,7 +523,8 @@ def test_calibration_draws_the_face_quads_over_the_live_frame(serve, page):
         assert points == " ".join(f"{x},{y}" for x, y in corners)
     assert "may not match" not in view.locator("figcaption").inner_text()
     swatches = page.locator("#references li .swatch").evaluate_all(
-        "items => items.map(i => getComputedStyle(i).backgroundColor)")
+        "items => items.map(i => getComputedStyle(i).backgroundColor)"
+    )
     assert swatches == [f"rgb({r}, {g}, {b})" for r, g, b in CALIBRATION["references"].values()]
     assert page.problems == []
 
@@ -520,7 +563,7 @@ def test_stickers_scanned_with_low_confidence_are_marked(serve, page):
     assert "1 sticker read with low confidence" in page.inner_text("#scan-caption")
     assert page.locator("#net .doubtful").count() == 0  # the live net has moved on from the scan
     assert "1 sticker in doubt: U1" in page.inner_text("#log")
-    assert page.is_visible("#scan-check") and page.is_hidden("#scan-overlay")   # this rig keeps no pictures
+    assert page.is_visible("#scan-check") and page.is_hidden("#scan-overlay")  # this rig keeps no pictures
     assert "read with low confidence: U1." in page.inner_text("#scan-check-text")
 
 
@@ -590,7 +633,7 @@ def test_jog_buttons_move_the_rig_and_wait_while_a_run_goes(serve, page):
     assert page.is_disabled('#jog-buttons button[data-command="R"]')
     page.wait_for_selector('#phase[data-phase="done"]', timeout=60_000)
     assert page.is_enabled('#jog-buttons button[data-command="R"]')
-    assert [p for p in page.problems if "status of 400" not in p] == []     # the browser logs B2's 400
+    assert [p for p in page.problems if "status of 400" not in p] == []  # the browser logs B2's 400
 
 
 def test_no_rig_panel_when_the_rig_can_neither_jog_nor_act(serve, page):
@@ -614,6 +657,7 @@ def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
 
 
 # ---------------------------------------------------------------- operating the rig from the page
+
 
 def test_home_motors_and_reconnect_from_the_page(serve, page):
     server = serve(turn_s=0.3, make=lambda directory, turn_s: acting_daemon(directory, turn_s))
@@ -654,9 +698,10 @@ def test_an_action_the_controller_cannot_do_has_no_button_and_a_failure_is_shown
     assert page.is_hidden("#rig-home") and page.is_visible("#rig-motors-off")
     page.click("#rig-reconnect")
     page.wait_for_selector('#messages .message.error[data-id="rig"]')
-    assert page.inner_text("#rig-result") == ("Reconnect failed: serial link: cannot open: no such device "
-                                              "(is the board plugged in?)")
-    assert [p for p in page.problems if "status of 400" not in p] == []     # the browser logs the 400
+    assert page.inner_text("#rig-result") == (
+        "Reconnect failed: serial link: cannot open: no such device (is the board plugged in?)"
+    )
+    assert [p for p in page.problems if "status of 400" not in p] == []  # the browser logs the 400
 
 
 def test_a_lost_connection_is_shown_and_the_page_comes_back_with_a_fresh_snapshot(serve, page):
@@ -671,17 +716,17 @@ def test_a_lost_connection_is_shown_and_the_page_comes_back_with_a_fresh_snapsho
     assert page.evaluate("getComputedStyle(document.querySelector('.cube-card')).filter") == "grayscale(1)"
     for control in ("#start", "#rig-home", "#rig-motors-off", "#rig-reconnect"):
         assert page.is_disabled(control), control
-    assert page.is_enabled("#stop")              # a stop is always sent (if robotd is back, it acts)
-    page.click("#rig-home", force=True)          # a disabled button does nothing
+    assert page.is_enabled("#stop")  # a stop is always sent (if robotd is back, it acts)
+    page.click("#rig-home", force=True)  # a disabled button does nothing
     assert server.daemon.runner.motion.done == []
 
-    server.daemon.runner.motion.motors_on = False       # changed while the page was away
+    server.daemon.runner.motion.motors_on = False  # changed while the page was away
     server.start()
     page.click("#offline-retry")
     page.wait_for_selector('#connection[data-state="open"]', timeout=20_000)
     assert page.is_hidden("#offline") and page.get_attribute("body", "data-connection") == "live"
     assert page.is_enabled("#start") and page.is_enabled("#rig-home")
-    assert page.inner_text("#rig-state").startswith("Motors: off")      # the fresh snapshot
+    assert page.inner_text("#rig-state").startswith("Motors: off")  # the fresh snapshot
 
 
 def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
@@ -693,13 +738,13 @@ def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
     page.wait_for_selector('.calibration-view[data-camera="ufr"] .corner-editor')
     page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
     page.fill("#corner-0-0-x", "700")
-    assert page.get_attribute('g.quad[data-face="U"] polygon.quad-line', "points").startswith("700,")   # preview
+    assert page.get_attribute('g.quad[data-face="U"] polygon.quad-line', "points").startswith("700,")  # preview
     page.click("#calibration-check")
     page.wait_for_selector("#view-error-0:not([hidden])")
     assert "lies outside the 640x480 frame of camera 'ufr'" in page.inner_text("#view-error-0")
     assert page.get_attribute("#corner-0-0-x", "aria-invalid") == "true"
     assert "Not valid: 1 problem" in page.inner_text("#calibration-result")
-    page.click("#calibration-save")                # a save checks first: nothing is written
+    page.click("#calibration-save")  # a save checks first: nothing is written
     page.wait_for_selector("#view-error-0:not([hidden])")
     assert views_file.read_text() == before
 
@@ -707,7 +752,7 @@ def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
     assert "a number of pixels is needed" in page.inner_text("#view-error-0")
     page.fill("#corner-0-0-x", "300")
     page.fill("#corner-0-0-y", "70")
-    handle = page.locator('g.quad[data-face="R"] circle.quad-corner').nth(2)      # drag R's third corner
+    handle = page.locator('g.quad[data-face="R"] circle.quad-corner').nth(2)  # drag R's third corner
     start = [float(page.input_value(f"#corner-1-2-{axis}")) for axis in "xy"]
     handle.scroll_into_view_if_needed()
     box = handle.bounding_box()
@@ -724,7 +769,7 @@ def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
     result = page.inner_text("#calibration-result")
     assert f"views to {views_file} (the previous file is kept as {views_file}." in result
     assert "applied: the next scan uses it" in result and page.is_hidden("#view-error-0")
-    applied = store.scanner.views()          # no restart
+    applied = store.scanner.views()  # no restart
     assert applied.views[0].corners[0].tolist() == [300.0, 70.0]
     assert [round(v, 1) for v in applied.views[1].corners[2]] == [round(v, 1) for v in dragged]
     assert store.scanner.calibration.palette[1].tolist() == [200.0, 30.0, 40.0]
@@ -754,29 +799,32 @@ def test_at_360_px_nothing_in_the_header_overlaps_and_stop_stays_in_view(serve, 
     open_dashboard(page, server.url)
     start_from_page(page, "2", seed="4")
     page.wait_for_selector('#phase[data-phase="executing"]', timeout=60_000)
-    states = {"running": None, "long texts": """() => {
+    states = {
+        "running": None,
+        "long texts": """() => {
         document.getElementById("run-label").textContent = "run 123456";
         document.getElementById("connection-text").textContent = "offline, retry in 15 s";
         document.getElementById("offline-text").textContent = "Not connected to robotd (this page fell behind " +
           "the event stream). The page shows the state of 12:34:56, not the live one. Trying again in 15 s.";
         document.getElementById("offline").hidden = false;
-      }"""}
+      }""",
+    }
     for name, change in states.items():
         if change:
             page.evaluate(change)
         assert page.evaluate(OVERLAPS, HEADER) == [], name
-        for scroll in (0, 5000):                 # the top bar is sticky: scrolled down, stop is still there
+        for scroll in (0, 5000):  # the top bar is sticky: scrolled down, stop is still there
             page.evaluate(f"window.scrollTo(0, {scroll})")
             stop = page.evaluate(STOP_IN_VIEW)
             assert stop["top"] >= 0 and stop["right"] <= 360 and stop["bottom"] < 200, (name, stop)
             assert stop["onTop"] and stop["width"] <= 360, (name, stop)
     page.evaluate("window.scrollTo(0, 0)")
     page.click("#tab-history")
-    assert page.evaluate(STOP_IN_VIEW)["width"] <= 360          # no page wider than the phone
+    assert page.evaluate(STOP_IN_VIEW)["width"] <= 360  # no page wider than the phone
     page.click("#tab-calibration")
     page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
-    page.click("#calibration-check")                            # "No changes to check."
-    assert page.evaluate(STOP_IN_VIEW)["width"] <= 360          # long file paths wrap, the corner boxes fit
+    page.click("#calibration-check")  # "No changes to check."
+    assert page.evaluate(STOP_IN_VIEW)["width"] <= 360  # long file paths wrap, the corner boxes fit
     context.close()
     wait_done(server.daemon)
 
@@ -803,7 +851,7 @@ def test_every_text_meets_wcag_aa_contrast(serve, browser, scheme):
     lowest_contrast(page, found)
     start_from_page(page, "3", seed="6")
     page.wait_for_selector('#moves li[aria-current="step"]', timeout=60_000)
-    for _ in range(3):                           # the chip moves on: measure it as it changes
+    for _ in range(3):  # the chip moves on: measure it as it changes
         page.evaluate("""() => new Promise((done) => new MutationObserver((_, observer) => {
           observer.disconnect(); done(); }).observe(document.getElementById("moves"),
           {subtree: true, attributes: true, attributeFilter: ["aria-current"]}))""")
@@ -814,11 +862,11 @@ def test_every_text_meets_wcag_aa_contrast(serve, browser, scheme):
     page.wait_for_selector("#run-dialog[open]")
     lowest_contrast(page, found)
     page.keyboard.press("Escape")
-    page.click("#stop")                          # a message
+    page.click("#stop")  # a message
     page.click("#tab-calibration")
     page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
     page.fill("#corner-0-0-x", "")
-    page.click("#calibration-check")             # a message and a field error
+    page.click("#calibration-check")  # a message and a field error
     lowest_contrast(page, found)
     server.stop()
     page.wait_for_selector("#offline:not([hidden])", timeout=10_000)

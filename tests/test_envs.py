@@ -65,8 +65,8 @@ def _invert(name: str) -> str:
 def test_plain_reward_is_one_on_solving_else_zero():
     env = PuzzleEnv("pocket", reward="plain")
     env.reset(seed=0, options={"scramble_moves": 0})
-    assert env.step(0)[1:3] == (0.0, False)   # U
-    assert env.step(2)[1:3] == (1.0, True)    # U' solves
+    assert env.step(0)[1:3] == (0.0, False)  # U
+    assert env.step(2)[1:3] == (1.0, True)  # U' solves
 
 
 def test_subgoal_bonus_and_undo_penalty_on_the_2x2():

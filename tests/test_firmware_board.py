@@ -55,7 +55,7 @@ def test_an_emergency_stop_stops_the_motors_and_disables_the_drivers(device, con
     assert link.query()["fault"] == "ESTOP"
     turned = devices.quarter_turns(device)
     time.sleep(0.3)
-    assert devices.quarter_turns(device) == turned < 120          # nothing moved after the stop
+    assert devices.quarter_turns(device) == turned < 120  # nothing moved after the stop
     assert devices.enabled(device, link) == set()
     assert link.clear()["fault"] is None
     link.enable().wait(5)
@@ -66,12 +66,15 @@ def test_the_watchdog_stops_the_motors_when_the_host_falls_silent(device):
     """A host that stops talking mid-sequence (raw pyserial here) makes the board stop, go limp and latch HOSTLOST."""
     with serial.Serial(device.path, 115200, timeout=0.05) as raw:
         heard = raw.read_until(b"\n")
-        while not heard.startswith((b"HB ", b"BOOT ")):      # a board takes bytes once it has booted
+        while not heard.startswith((b"HB ", b"BOOT ")):  # a board takes bytes once it has booted
             heard = raw.read_until(b"\n")
-        raw.write(Hello(1, "0000ABCD", 1).encode() + Command(1, "ENABLE", ("1",)).encode()
-                  + Command(2, "SPEED", ("2", "400")).encode())
+        raw.write(
+            Hello(1, "0000ABCD", 1).encode()
+            + Command(1, "ENABLE", ("1",)).encode()
+            + Command(2, "SPEED", ("2", "400")).encode()
+        )
         raw.write(b"".join(Command(3 + i, "TURN", (str(3 + i), "U", "2")).encode() for i in range(8)))
-        time.sleep(1.5)                                   # the watchdog is 1000 ms, the turns take longer
+        time.sleep(1.5)  # the watchdog is 1000 ms, the turns take longer
         before = devices.quarter_turns(device) if device.kind != "port" else None
         raw.reset_input_buffer()
         raw.write(StatusQuery(5).encode())
@@ -145,8 +148,12 @@ def test_a_damaged_estop_line_does_not_stop_or_stall_the_motors(device):
         heard = raw.read_until(b"\n")
         while not heard.startswith((b"HB ", b"BOOT ")):
             heard = raw.read_until(b"\n")
-        raw.write(Hello(1, "0000ABCE", 1).encode() + Command(1, "ENABLE", ("1",)).encode()
-                  + Command(2, "SPEED", ("2", "300")).encode() + Command(3, "TURN", ("3", "U", "1")).encode())
+        raw.write(
+            Hello(1, "0000ABCE", 1).encode()
+            + Command(1, "ENABLE", ("1",)).encode()
+            + Command(2, "SPEED", ("2", "300")).encode()
+            + Command(3, "TURN", ("3", "U", "1")).encode()
+        )
         time.sleep(0.1)
         raw.write(b"ESTOP 9*0000\n" + b"ESTOP " + b"9" * 250 + b"\n")
         lines, deadline = [], time.monotonic() + 3

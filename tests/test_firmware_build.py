@@ -22,12 +22,12 @@ def make(*args: str) -> str:
 
 @pytest.mark.parametrize("board", ["ramps", "header"])
 def test_the_firmware_builds_without_warnings_and_fits(board):
-    out = make("-B", f"BOARD={board}")                                 # every file compiled: warnings show
+    out = make("-B", f"BOARD={board}")  # every file compiled: warnings show
     assert "warning" not in out.lower()
     size = re.search(r"flash (\d+) bytes .*RAM (\d+) bytes", out)
     assert size, out
     flash, ram = map(int, size.groups())
-    assert flash < 256 * 1024 - 8 * 1024 and ram < 6 * 1024          # room for the bootloader and the stack
+    assert flash < 256 * 1024 - 8 * 1024 and ram < 6 * 1024  # room for the bootloader and the stack
     assert (FIRMWARE_DIR / "build" / f"robotd-{board}.hex").stat().st_size > 0
 
 

@@ -240,9 +240,24 @@ def _search(moves, start, timing, either_layer=False):
                 heapq.heappush(heap, (cost + timing.cost(op), after, nxt_done, nxt_quarters))
 
 
-@pytest.mark.parametrize("timing", [FlipSpinTiming(), FlipSpinTiming(half_spins=False), SLOW_HALVES,
-                                    FlipSpinTiming(flip_s=1, spin_quarter_s=1, spin_half_s=1, turn_quarter_s=1,
-                                                   turn_half_s=1, hold_s=0, release_s=0, settle_s=0)])  # ties
+@pytest.mark.parametrize(
+    "timing",
+    [
+        FlipSpinTiming(),
+        FlipSpinTiming(half_spins=False),
+        SLOW_HALVES,
+        FlipSpinTiming(
+            flip_s=1,
+            spin_quarter_s=1,
+            spin_half_s=1,
+            turn_quarter_s=1,
+            turn_half_s=1,
+            hold_s=0,
+            release_s=0,
+            settle_s=0,
+        ),
+    ],
+)  # ties
 def test_optimal_matches_brute_force_on_short_sequences(timing):
     rng = np.random.default_rng(7)
     cases = [([0, 9], HOME), ([1, 10], Pose(5, 1, HOLD)), ([4, 13, 4], HOME)]  # U D2, U2 D2, R2 L R2 reorder
@@ -288,8 +303,9 @@ def test_either_layer_plans_replay_on_the_mechanism():
         start = random_pose(rng)
         steps, end = plan_optimal(moves, start, timing, either_layer=True)
         assert len(steps) == len(moves) and end.cover == OPEN
-        world = on_mechanism(2, np.array(list(state))[ROTATIONS[2][start.faces]], start,
-                             [op for step in steps for op in step.ops])
+        world = on_mechanism(
+            2, np.array(list(state))[ROTATIONS[2][start.faces]], start, [op for step in steps for op in step.ops]
+        )
         expected = np.array(list(solver.apply(state, format_moves(moves))))
         turned = [faces for faces, perm in ROTATIONS[2].items() if "".join(expected[perm]) == world]
         assert end.faces in turned  # the solver's cube, up to a whole-cube turn, and the pose says which
@@ -410,8 +426,9 @@ def test_a_rotated_view_and_its_renamed_moves_agree(n):
     for faces in ORIENTATIONS:
         view = seen_as(state, faces)
         assert sorted(view) == sorted(state)
-        assert seen_as(solver.apply(state, format_moves(renamed(moves, faces))), faces) == \
-            solver.apply(view, format_moves(moves))
+        assert seen_as(solver.apply(state, format_moves(renamed(moves, faces))), faces) == solver.apply(
+            view, format_moves(moves)
+        )
 
 
 def _rig_seconds(rig, moves):
@@ -440,14 +457,17 @@ def test_rig_solution_refuses_bad_states_and_an_empty_choice():
     assert rig_solution(solved_facelets(3), FlipSpinRig()).moves == ()
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"flip_s": 0}, "flip_s: must be more than 0"),
-    ({"turn_quarter_s": "fast"}, "must be a number"),
-    ({"settle_s": -1}, "settle_s: must be at least 0"),
-    ({"half_spins": 1}, "must be true or false"),
-    ({"planner": "greedy"}, "must be one of optimal, naive"),
-    ({"spin_quarter_s": 0.5, "spin_half_s": 0.4}, "spin_half_s: must be at least spin_quarter_s"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"flip_s": 0}, "flip_s: must be more than 0"),
+        ({"turn_quarter_s": "fast"}, "must be a number"),
+        ({"settle_s": -1}, "settle_s: must be at least 0"),
+        ({"half_spins": 1}, "must be true or false"),
+        ({"planner": "greedy"}, "must be one of optimal, naive"),
+        ({"spin_quarter_s": 0.5, "spin_half_s": 0.4}, "spin_half_s: must be at least spin_quarter_s"),
+    ],
+)
 def test_bad_config_is_named(options, message):
     _, section = rig_config(**options)
     with pytest.raises(ConfigError, match=message):

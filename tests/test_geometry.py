@@ -14,8 +14,8 @@ def test_corner_stickers_are_read_in_one_rotational_sense(n):
 
 
 def test_known_kociemba_positions():
-    assert corner_facelets(3)[0] == (8, 9, 20)    # URF: U9 R1 F3
-    assert edge_facelets()[8] == (23, 12)          # FR: F6 R4
+    assert corner_facelets(3)[0] == (8, 9, 20)  # URF: U9 R1 F3
+    assert edge_facelets()[8] == (23, 12)  # FR: F6 R4
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -47,12 +47,12 @@ def test_cube_rotation_is_the_two_outer_turns_and_the_slices(n):
     x = cube_rotation_permutation("R", n)
     per_face = n * n
     r, left = FACES.index("R") * per_face, FACES.index("L") * per_face
-    assert set(x[r:r + per_face]) == set(range(r, r + per_face))
-    assert set(x[left:left + per_face]) == set(range(left, left + per_face))
+    assert set(x[r : r + per_face]) == set(range(r, r + per_face))
+    assert set(x[left : left + per_face]) == set(range(left, left + per_face))
     state = np.arange(6 * per_face)
     for _ in range(4):
         state = state[x]
     assert (state == np.arange(6 * per_face)).all()
     # x brings the front face up: after it, U shows what F showed
     u, f = FACES.index("U") * per_face, FACES.index("F") * per_face
-    assert list(x[u:u + per_face]) == list(range(f, f + per_face))
+    assert list(x[u : u + per_face]) == list(range(f, f + per_face))

@@ -24,12 +24,13 @@ from solver import apply
 from solver.puzzles.cube.cubie import solved_facelets
 
 SOLVED = solved_facelets(3)
-FEED = 270000.0         # a quarter turn (90 units) in 20 ms
+FEED = 270000.0  # a quarter turn (90 units) in 20 ms
 NAMES = {1: "", -1: "'", 2: "2", -2: "2"}
 OPPOSITE = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
 
 
 # ---------------------------------------------------------------- codec
+
 
 def test_status_reports():
     idle = parse_status("<Idle|MPos:90.000,-180.000,0.000,0.000,0.000,0.000|Bf:35,1023|FS:0,0|WCO:1.000,0,0,0,0,0>")
@@ -37,12 +38,17 @@ def test_status_reports():
     assert idle.machine == (90.0, -180.0, 0.0, 0.0, 0.0, 0.0) and idle.wco == (1.0, 0, 0, 0, 0, 0)
     held = parse_status("<Hold:0|WPos:10.000,0.000,0.000|FS:0,0|WCO:80.000,0.000,0.000>")
     assert (held.state, held.substate, held.label) == ("Hold", 0, "Hold:0")
-    assert held.mpos is None and held.machine == (90.0, 0.0, 0.0)         # WPos + WCO
-    assert parse_status("<Run|WPos:1.000,2.000,3.000|FS:500,0>").machine is None   # no WCO in this one
+    assert held.mpos is None and held.machine == (90.0, 0.0, 0.0)  # WPos + WCO
+    assert parse_status("<Run|WPos:1.000,2.000,3.000|FS:500,0>").machine is None  # no WCO in this one
     assert parse_status("<Alarm:3|MPos:0.000,0.000,0.000>").substate == 3
     assert parse_status("<Run|MPos:0.000,0.000,0.000|FS:27000,0>").feed == 27000.0
-    for damaged in ("<Idle|MPos:9O.000,0.000>", "<Idel|MPos:0.000>", "<Idle|MPos:0.000", "<Idle|Bf:35,1023>",
-                    "<Idle|MPos:0.000|FS:0,0|garbage>"):
+    for damaged in (
+        "<Idle|MPos:9O.000,0.000>",
+        "<Idel|MPos:0.000>",
+        "<Idle|MPos:0.000",
+        "<Idle|Bf:35,1023>",
+        "<Idle|MPos:0.000|FS:0,0|garbage>",
+    ):
         assert parse_status(damaged) is None, damaged
 
 
@@ -54,14 +60,14 @@ def test_replies():
     alarm = parse_reply("ALARM:1")
     assert (alarm.kind, alarm.code) == ("alarm", 1) and describe_alarm(1) == "ALARM:1 hard limit triggered"
     assert describe_alarm(3) == "ALARM:3 reset while in motion"
-    assert parse_reply("error:2x").code is None                            # damaged: no code rather than a wrong one
+    assert parse_reply("error:2x").code is None  # damaged: no code rather than a wrong one
     assert parse_reply("GrblHAL 1.1f ['$' or '$HELP' for help]").text == "GrblHAL 1.1f"
     assert parse_reply("Grbl 1.1h ['$' for help]").text == "Grbl 1.1h"
     assert parse_reply("\x93\x07GrblHAL 1.1f ['$' or '$HELP' for help]").kind == "banner"
     assert parse_reply("[MSG:'$H'|'$X' to unlock]").text == "'$H'|'$X' to unlock"
     assert parse_reply("[VER:1.1f.20240101:]").kind == "info"
     assert parse_axes_info("AXS:6:XYZABC") == "XYZABC" and parse_axes_info("OPT:VN,35,1024") is None
-    report = parse_reply("#%<Run|MPos:1.000,2.000,3.000|FS:100,0>")    # noise ahead of a report
+    report = parse_reply("#%<Run|MPos:1.000,2.000,3.000|FS:100,0>")  # noise ahead of a report
     assert report.kind == "status" and report.status.mpos == (1.0, 2.0, 3.0)
 
 
@@ -69,8 +75,7 @@ def test_move_lines_are_absolute_and_pin_the_modal_state():
     assert move_line({"Y": 90.0}, {"Y": 0.0}, 6000) == "G90 G21 G94 G53 G1 Y90 F6000"
     assert move_line({"X": -180.0}, {"X": 90.0}, 6000) == "G90 G21 G94 G53 G1 X-180 F6000"
     # a pair: F along the path, so that each axis runs at the feed
-    assert move_line({"X": 90.0, "A": -90.0}, {"X": 0.0, "A": 0.0}, 6000) == \
-        "G90 G21 G94 G53 G1 X90 A-90 F8485.2814"
+    assert move_line({"X": 90.0, "A": -90.0}, {"X": 0.0, "A": 0.0}, 6000) == "G90 G21 G94 G53 G1 X90 A-90 F8485.2814"
     assert {1, 2, 20, 22, 25} <= LINE_NOISE_ERRORS and not {5, 8, 9, 15, 50} & LINE_NOISE_ERRORS
 
 
@@ -82,6 +87,7 @@ def test_same_public_interface_as_marlin():
 
 
 # ---------------------------------------------------------------- the simulated board, without a port
+
 
 class Board:
     """A GrblMachine fed by hand, with its own clock."""
@@ -103,29 +109,43 @@ class Board:
 
 def test_the_simulated_board_speaks_grbl():
     board = Board(hold_s=0.05)
-    assert board.send(b"G91 G1 X90 F5400\n", 0.0) == ["ok"]            # 90 units at 5400/min: one second
+    assert board.send(b"G91 G1 X90 F5400\n", 0.0) == ["ok"]  # 90 units at 5400/min: one second
     assert board.state(0.1).startswith("<Run|MPos:0.000,0.000,0.000,0.000,0.000,0.000|Bf:15,1024|FS:5400,0|WCO:")
     board.send(b"!", 0.2)
     assert board.state(0.22).startswith("<Hold:1|") and board.state(0.3).startswith("<Hold:0|")
-    board.send(b"~", 0.5)                                                # 0.8 s of the move left
+    board.send(b"~", 0.5)  # 0.8 s of the move left
     assert board.state(1.25).startswith("<Run|") and not board.done
     assert board.state(1.35).startswith("<Idle|MPos:90.000,0.000,") and len(board.done) == 1
     assert board.send(b"g90 (absolute) g1 y-90 ; a comment\n", 2.0) == ["ok"]
     assert board.send(b"G4 P0.5\n") == ["ok"]
-    for line, code in [(b"G1 X\n", 2), (b"5 G1\n", 1), (b"Q5\n", 20), (b"G0 G1 X1\n", 21), (b"X1 X2\n", 25),
-                       (b"G92 G1 X0\n", 24), (b"G4\n", 28), (b"G80 X1\n", 31), (b"$Y\n", 3), (b"F-1\n", 4)]:
+    for line, code in [
+        (b"G1 X\n", 2),
+        (b"5 G1\n", 1),
+        (b"Q5\n", 20),
+        (b"G0 G1 X1\n", 21),
+        (b"X1 X2\n", 25),
+        (b"G92 G1 X0\n", 24),
+        (b"G4\n", 28),
+        (b"G80 X1\n", 31),
+        (b"$Y\n", 3),
+        (b"F-1\n", 4),
+    ]:
         assert board.send(line) == [f"error:{code}"], line
-    assert board.send(b"\x18", 2.1) == ["ALARM:3", "GrblHAL 1.1f ['$' or '$HELP' for help]",
-                                          "[MSG:'$H'|'$X' to unlock]"]         # reset while moving: locked
-    assert board.state(2.2).startswith("<Alarm|MPos:90.000,0.000,")      # the cut move never happened
+    assert board.send(b"\x18", 2.1) == [
+        "ALARM:3",
+        "GrblHAL 1.1f ['$' or '$HELP' for help]",
+        "[MSG:'$H'|'$X' to unlock]",
+    ]  # reset while moving: locked
+    assert board.state(2.2).startswith("<Alarm|MPos:90.000,0.000,")  # the cut move never happened
     assert board.send(b"G1 X0\n") == ["error:9"]
     assert board.send(b"$X\n") == ["[MSG:Caution: Unlocked]", "ok"]
     assert board.send(b"$I\n")[2:] == ["[AXS:6:XYZABC]", "[FIRMWARE:grblHAL]", "ok"]
-    assert board.send(b"\x18", 2.3) == ["GrblHAL 1.1f ['$' or '$HELP' for help]"]   # idle: no alarm
-    assert board.send(b"G1 X10\n") == ["error:22"]                      # a reset forgets the feed rate
+    assert board.send(b"\x18", 2.3) == ["GrblHAL 1.1f ['$' or '$HELP' for help]"]  # idle: no alarm
+    assert board.send(b"G1 X10\n") == ["error:22"]  # a reset forgets the feed rate
 
 
 # ---------------------------------------------------------------- link against the simulator
+
 
 @pytest.fixture
 def rig():
@@ -137,6 +157,7 @@ def rig():
         link = GrblLink(sim.path, **{"feed": FEED, **link_options})
         made.append((sim, link))
         return sim, link
+
     yield make
     for sim, link in made:
         link.close()
@@ -166,7 +187,7 @@ def random_plan(count, seed):
 
 
 def test_handshake_waits_for_the_banner_and_sets_the_board_up(rig):
-    sim, link = rig({"boot_ms": 300})         # resets on open, deaf while it boots
+    sim, link = rig({"boot_ms": 300})  # resets on open, deaf while it boots
     info = ready(link)
     assert info["dialect"] == "grblhal" and info["protocol"] == 1
     assert info["firmware"] == "grblHAL 1.1f.20240101" and info["axis_count"] == 6
@@ -176,10 +197,10 @@ def test_handshake_waits_for_the_banner_and_sets_the_board_up(rig):
 
 
 def test_a_board_that_does_not_reset_on_open_is_soft_reset(rig):
-    sim, link = rig({"reset_on_open": False, "classic": True})     # banner "Grbl 1.1h ['$' for help]"
+    sim, link = rig({"reset_on_open": False, "classic": True})  # banner "Grbl 1.1h ['$' for help]"
     link.connect()
     link.close()
-    again = GrblLink(sim.path, feed=FEED)     # the banner came and went: only a soft reset brings it back
+    again = GrblLink(sim.path, feed=FEED)  # the banner came and went: only a soft reset brings it back
     try:
         assert ready(again)["firmware"] == "grblHAL 1.1f.20240101"
         assert sim.estop_times()
@@ -227,8 +248,7 @@ def test_turns_and_pairs_end_with_the_right_cube(rig):
 def test_work_positions_and_more_axes(rig):
     # WPos reports with G92 offsets left in the board, and an 8-axis board with faces on U and V
     axes = {"U": "X", "R": "Y", "F": "Z", "D": "U", "L": "V", "B": "C"}
-    sim, link = rig({"axes": axes, "axis_count": 8, "report_wpos": True, "offsets": {"X": 12.5, "U": -3.0}},
-                    axes=axes)
+    sim, link = rig({"axes": axes, "axis_count": 8, "report_wpos": True, "offsets": {"X": 12.5, "U": -3.0}}, axes=axes)
     info = ready(link)
     assert info["axis_letters"] == "XYZABCUV"
     link.plan([("D", 1), (("R", 2), ("L", -1)), ("U", -1)])[-1].wait(2)
@@ -249,18 +269,21 @@ def test_exactly_once_through_a_noisy_line(rig):
         entries, moves = random_plan(30, seed)
         link.wait(link.plan(entries), timeout=30)
         state = apply(state, moves)
-        assert sim.cube == state                    # no turn lost, none doubled
+        assert sim.cube == state  # no turn lost, none doubled
     board, counters = sim.info(), link.status()["counters"]
     assert board["to_device"]["noise"] and board["to_device"]["dropped"] and board["to_host"]["corrupted"]
     assert board["errors"] and counters["resends"] and link.status()["healthy"]
 
 
-@pytest.mark.parametrize("find, replace, why", [
-    ("Y90 ", "Y9Q ", "error"),                 # error:2 bad number format: sent again
-    ("Y90 ", "Y30 ", "position"),              # a valid line to the wrong place: found from the position
-    ("Y90 ", "Z90 ", "position"),              # the wrong face: put back first, then the right one
-    ("F270000", "F2.0000", "runaway"),         # a crawl: held, reset, sent again
-])
+@pytest.mark.parametrize(
+    "find, replace, why",
+    [
+        ("Y90 ", "Y9Q ", "error"),  # error:2 bad number format: sent again
+        ("Y90 ", "Y30 ", "position"),  # a valid line to the wrong place: found from the position
+        ("Y90 ", "Z90 ", "position"),  # the wrong face: put back first, then the right one
+        ("F270000", "F2.0000", "runaway"),  # a crawl: held, reset, sent again
+    ],
+)
 def test_a_garbled_line_is_found_and_sent_again(rig, find, replace, why):
     sim, link = rig()
     ready(link)
@@ -278,7 +301,7 @@ def test_a_garbled_line_is_found_and_sent_again(rig, find, replace, why):
 def test_a_refused_line_is_a_fault(rig):
     sim, link = rig()
     ready(link)
-    sim.mangle_next("G90 G21 G94 G53 G1 Z90 F270000", "$H", times=2)   # refused twice: not line noise
+    sim.mangle_next("G90 G21 G94 G53 G1 Z90 F270000", "$H", times=2)  # refused twice: not line noise
     with pytest.raises(DeviceFault) as caught:
         link.turn("F", 1).wait(2)
     assert caught.value.code == "ERROR" and "error:5 homing is not enabled" in str(caught.value)
@@ -297,7 +320,7 @@ def test_an_alarm_is_a_fault_that_says_what_it_means(rig):
         link.turn("U", 1)
     assert caught.value.code == "ALARM" and "ALARM:1 hard limit triggered" in str(caught.value)
     assert link.status()["fault"]["code"] == "ALARM"
-    assert link.clear()["position"]["R"] == 90.0         # $X, then on from where the board is
+    assert link.clear()["position"]["R"] == 90.0  # $X, then on from where the board is
     link.turn("U", 1).wait(2)
     assert sim.cube == apply(SOLVED, "R U")
 
@@ -348,22 +371,24 @@ def test_estop_stops_motion_then_clear_and_a_new_plan_work(rig):
     sim, link = rig()
     ready(link)
     link.turn("L", 1).wait(2)
-    link.set_speed(1000).wait(1)                  # a quarter turn in a second: stopped half-way
+    link.set_speed(1000).wait(1)  # a quarter turn in a second: stopped half-way
     motions = link.plan([("R", 1)] * 5)
     motions[0].wait_received(2)
     resets, sent = len(sim.estop_times()), time.monotonic()
     result = link.estop(wait=False).result(1)
     acted = sim.estop_times()[resets:]
-    print(f"\ngrblHAL e-stop: reported by the link after {result['acknowledged_s'] * 1000:.1f} ms, acted on by the "
-          f"board after {(acted[0] - sent) * 1000:.1f} ms")
+    print(
+        f"\ngrblHAL e-stop: reported by the link after {result['acknowledged_s'] * 1000:.1f} ms, acted on by the "
+        f"board after {(acted[0] - sent) * 1000:.1f} ms"
+    )
     assert acted and acted[0] >= sent
-    assert sim.info()["locked"] and sim.info()["planned"] == 0          # ALARM:3, nothing left to run
+    assert sim.info()["locked"] and sim.info()["planned"] == 0  # ALARM:3, nothing left to run
     with pytest.raises(DeviceFault) as caught:
         motions[-1].wait(1)
     assert caught.value.code == "ESTOP" and link.status()["fault"]["code"] == "ESTOP"
     with pytest.raises(DeviceFault):
         link.turn("U", 1)
-    assert len(sim.moves_done) == 1 and sim.cube == apply(SOLVED, "L")   # the cut move never finished
+    assert len(sim.moves_done) == 1 and sim.cube == apply(SOLVED, "L")  # the cut move never finished
     assert link.clear()["state"] == "Idle" and not sim.info()["locked"]
     link.set_speed(20).wait(1)
     link.plan([("U", 1), (("F", 1), ("B", 1))])[-1].wait(2)

@@ -36,7 +36,7 @@ def event_run_ids(path) -> set[int]:
 def test_the_newest_runs_are_kept_with_their_events(tmp_path):
     history = History(tmp_path / "h.sqlite", limits=HistoryLimits(keep_runs=3, keep_days=0))
     ids = add_runs(history, 8)
-    assert run_ids(history) == ids[-3:]                       # pruned after each run
+    assert run_ids(history) == ids[-3:]  # pruned after each run
     assert event_run_ids(tmp_path / "h.sqlite") == set(ids[-3:])
     assert len(history.get_run(ids[-1])["events"]) == 5
 
@@ -56,11 +56,11 @@ def test_runs_older_than_keep_days_go(tmp_path):
 
 def test_the_running_run_is_never_pruned(tmp_path):
     history = History(tmp_path / "h.sqlite", limits=HistoryLimits(keep_runs=1, keep_days=1))
-    running = history.start_run(started_at=time.time() - 5 * DAY_S, mode="rig")     # a long run, still going
+    running = history.start_run(started_at=time.time() - 5 * DAY_S, mode="rig")  # a long run, still going
     history.add_event(running, "phase", {"phase": "executing"})
     done = add_runs(history, 3)
     assert run_ids(history) == [running, done[-1]]
-    assert history.prune(time.time() + 30 * DAY_S) == 1       # even when every run is too old
+    assert history.prune(time.time() + 30 * DAY_S) == 1  # even when every run is too old
     assert run_ids(history) == [running]
     assert history.get_run(running)["events"][0]["data"] == {"phase": "executing"}
 
@@ -68,14 +68,14 @@ def test_the_running_run_is_never_pruned(tmp_path):
 def test_the_owner_prunes_when_it_opens_the_history(tmp_path):
     path = tmp_path / "h.sqlite"
     ids = add_runs(History(path), 6)
-    assert run_ids(History(path)) == ids                      # a reader (no limits) deletes nothing
+    assert run_ids(History(path)) == ids  # a reader (no limits) deletes nothing
     assert run_ids(History(path, recover=True, limits=HistoryLimits(keep_runs=2))) == ids[-2:]
 
 
 def test_a_history_made_without_auto_vacuum_is_converted_and_shrinks(tmp_path):
     path = tmp_path / "h.sqlite"
     db = sqlite3.connect(path)
-    db.execute("CREATE TABLE note (text TEXT)")              # as a release before the limits made it
+    db.execute("CREATE TABLE note (text TEXT)")  # as a release before the limits made it
     db.close()
     history = History(path)
     add_runs(history, 300)
@@ -92,7 +92,7 @@ def test_the_file_stops_growing(tmp_path):
     sizes = []
     for _ in range(400):
         add_runs(history, 1, events=30)
-        sizes.append(path.stat().st_size)          # the main file changes at each checkpoint of the WAL
+        sizes.append(path.stat().st_size)  # the main file changes at each checkpoint of the WAL
     assert max(sizes[200:]) <= max(sizes[100:200])
     wal = path.with_name("h.sqlite-wal").stat().st_size
     assert wal <= 5 * 1024 * 1024

@@ -21,7 +21,9 @@ from robot_doubles import FAST_RIG, FLIP_SPIN
 from solver.puzzles.cube.geometry import cube_rotation_permutation
 
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
-AVR_RIG = FAST_RIG + """
+AVR_RIG = (
+    FAST_RIG
+    + """
 [rig.stepper]
 steps_per_quarter = 50
 max_rate = 20000
@@ -36,6 +38,7 @@ B = 1
 [sim]
 firmware = "avr"
 """
+)
 SCRAMBLE = "R U F' L2 D B'"
 
 
@@ -65,6 +68,7 @@ def jog_events(built) -> list[dict]:
 
 # ---------------------------------------------------------------- six-axis rigs
 
+
 @pytest.mark.parametrize("controller", [None, "marlin", "grblhal"])
 def test_a_jog_turns_the_cube_as_the_solver_says(build, controller):
     built = build(controller=controller)
@@ -75,8 +79,11 @@ def test_a_jog_turns_the_cube_as_the_solver_says(build, controller):
         assert reply["command"] == command and reply["outcome"] == "done"
         assert built.simulation.firmware.cube == solver.apply(before, command)
     assert [(e["run_id"], e["data"]["command"], e["data"]["outcome"]) for e in events] == [
-        (None, "R", "done"), (None, "U'", "done"), (None, "F2", "done")]
-    assert built.daemon.history.list_runs() == []      # a jog is not a run
+        (None, "R", "done"),
+        (None, "U'", "done"),
+        (None, "F2", "done"),
+    ]
+    assert built.daemon.history.list_runs() == []  # a jog is not a run
 
 
 def test_a_jog_of_a_reversed_motor_turns_its_face_the_right_way(build):
@@ -95,13 +102,16 @@ def test_the_status_lists_the_18_face_turns(build):
     assert commands[3:6] == ["R", "R'", "R2"]
 
 
-@pytest.mark.parametrize("command, words", [
-    ("R U", "'R U': 2 moves"),
-    ("X", "'X': not a face turn"),
-    ("r", "'r': not a face turn"),
-    ("", "no move"),
-    ("spin+1", "not a face turn"),
-])
+@pytest.mark.parametrize(
+    "command, words",
+    [
+        ("R U", "'R U': 2 moves"),
+        ("X", "'X': not a face turn"),
+        ("r", "'r': not a face turn"),
+        ("", "no move"),
+        ("spin+1", "not a face turn"),
+    ],
+)
 def test_a_bad_face_turn_says_what_is_accepted(build, command, words):
     built = build()
     before = built.simulation.firmware.cube
@@ -131,17 +141,29 @@ def test_a_jog_during_a_run_is_refused(build):
 
 # ---------------------------------------------------------------- the flip/spin rig
 
+
 def test_hold_turn_release_turns_the_bottom_layer(build):
     built = build(rig=FLIP_SPIN)
-    assert built.daemon.status()["jog"] == ["flip", "hold", "release", "spin+1", "spin-1", "spin+2", "spin-2",
-                                            "turn+1", "turn-1", "turn+2", "turn-2"]
+    assert built.daemon.status()["jog"] == [
+        "flip",
+        "hold",
+        "release",
+        "spin+1",
+        "spin-1",
+        "spin+2",
+        "spin-2",
+        "turn+1",
+        "turn-1",
+        "turn+2",
+        "turn-2",
+    ]
     before = built.simulation.firmware.cube
     for command in ("hold", "turn+1", "release"):
         assert built.daemon.jog(command)["outcome"] == "done"
     # the mechanism turns the layer on the spinner, world D, a quarter clockwise seen from below
     assert built.simulation.firmware.cube == solver.apply(before, "D")
     pose = built.daemon.status()["rig"]["pose"]
-    assert (pose["spinner"], pose["cover"]) == (1, "open")      # the next run plans from where the servos are
+    assert (pose["spinner"], pose["cover"]) == (1, "open")  # the next run plans from where the servos are
 
 
 def test_spin_and_flip_turn_the_whole_cube(build):
@@ -150,25 +172,36 @@ def test_spin_and_flip_turn_the_whole_cube(build):
     for command, axis in (("spin-1", "D"), ("flip", "R")):
         before = cube.cube
         built.daemon.jog(command)
-        turns = 3 if command == "spin-1" else 1      # spin-1 is a quarter counter-clockwise seen from below
+        turns = 3 if command == "spin-1" else 1  # spin-1 is a quarter counter-clockwise seen from below
         permutation = cube_rotation_permutation(axis, 3)
         for _ in range(turns):
             before = "".join(before[i] for i in permutation)
         assert cube.cube == before
 
 
-@pytest.mark.parametrize("setup, command, message", [
-    ((), "turn+1", "turn+1: needs the cover at hold (holding the upper layers), it is open; hold first"),
-    (("hold",), "spin+1", "spin+1: needs the cover open, it is at hold (holding the upper layers); release first"),
-    (("hold",), "flip", "flip: needs the cover open"),
-    ((), "release", "release: the cover is already open"),
-    (("hold",), "hold", "hold: the cover is already at hold"),
-    (("spin+1",), "spin+1", "spin+1: the spinner is at +1 and cannot turn further that way; spin-1 or spin-2 instead"),
-    ((), "spin+2", "spin+2: the spinner is at home (0) and can turn only 1 quarter turn that way"),
-    (("hold", "turn-1"), "turn-2", "turn-2: the spinner is at -1 and cannot turn further that way; turn+1 or turn+2"),
-    ((), "spin+3", "jog 'spin+3': not an op of the flip/spin rig; give one of flip, hold, release, spin+1"),
-    ((), "R", "not an op of the flip/spin rig"),
-])
+@pytest.mark.parametrize(
+    "setup, command, message",
+    [
+        ((), "turn+1", "turn+1: needs the cover at hold (holding the upper layers), it is open; hold first"),
+        (("hold",), "spin+1", "spin+1: needs the cover open, it is at hold (holding the upper layers); release first"),
+        (("hold",), "flip", "flip: needs the cover open"),
+        ((), "release", "release: the cover is already open"),
+        (("hold",), "hold", "hold: the cover is already at hold"),
+        (
+            ("spin+1",),
+            "spin+1",
+            "spin+1: the spinner is at +1 and cannot turn further that way; spin-1 or spin-2 instead",
+        ),
+        ((), "spin+2", "spin+2: the spinner is at home (0) and can turn only 1 quarter turn that way"),
+        (
+            ("hold", "turn-1"),
+            "turn-2",
+            "turn-2: the spinner is at -1 and cannot turn further that way; turn+1 or turn+2",
+        ),
+        ((), "spin+3", "jog 'spin+3': not an op of the flip/spin rig; give one of flip, hold, release, spin+1"),
+        ((), "R", "not an op of the flip/spin rig"),
+    ],
+)
 def test_an_op_the_rig_cannot_do_from_here_is_refused_with_the_way_out(build, setup, command, message):
     built = build(rig=FLIP_SPIN)
     for op in setup:
@@ -181,15 +214,18 @@ def test_an_op_the_rig_cannot_do_from_here_is_refused_with_the_way_out(build, se
 
 
 def test_the_servo_controllers_faults_have_plain_meanings():
-    for code, words in (("TARGET", "a servo did not reach its target"),
-                        ("PROTOCOL", "the servo controller keeps reporting a serial protocol error"),
-                        ("SCRIPT", "the servo controller's script stopped with an error")):
+    for code, words in (
+        ("TARGET", "a servo did not reach its target"),
+        ("PROTOCOL", "the servo controller keeps reporting a serial protocol error"),
+        ("SCRIPT", "the servo controller's script stopped with an error"),
+    ):
         assert describe_fault(DeviceFault("channel 0 stays at 1400 µs", code=code, port="/dev/x")).startswith(words)
 
 
 # ---------------------------------------------------------------- the runner: runs and jogs exclude each other
 
 # ---------------------------------------------------------------- rig actions: home, motors, reconnect
+
 
 def rig_events(built) -> list[dict]:
     events = []
@@ -265,7 +301,7 @@ def test_flip_spin_home_brings_the_base_back_and_the_next_run_still_solves(build
     reply = built.daemon.home()
     assert reply["message"] == "cover open, base at its home end-point (release then spin-1)"
     assert (mechanism.spinner, mechanism.cover) == (0, "open")
-    summary = built.once(puzzle=3, seed=2)      # the cube turned with the base: the rig kept track of it
+    summary = built.once(puzzle=3, seed=2)  # the cube turned with the base: the rig kept track of it
     assert summary["outcome"] == "done" and summary["solved"], summary.get("error")
 
 
@@ -308,8 +344,9 @@ def held_runner(tmp_path):
     events = []
     bus.subscribe(events.append)
     motion = HeldMotion()
-    runner = Runner(motion, motion, rig_from_config(Config({}).section("rig")), History(tmp_path / "h.sqlite"), bus,
-                    RunSettings())
+    runner = Runner(
+        motion, motion, rig_from_config(Config({}).section("rig")), History(tmp_path / "h.sqlite"), bus, RunSettings()
+    )
     return runner, motion, events
 
 
@@ -351,7 +388,7 @@ def test_stop_halts_a_jog(tmp_path):
     runner.stop("stop from the dashboard")
     thread.join(10)
     assert isinstance(outcome["error"], Stopped) and motion.halted.is_set() and motion.jogged == []
-    assert sorted(e["kind"] for e in events) == ["jog", "stop_requested"]     # either order: e-stop goes first
+    assert sorted(e["kind"] for e in events) == ["jog", "stop_requested"]  # either order: e-stop goes first
     jog = next(e for e in events if e["kind"] == "jog")
     assert jog["data"]["outcome"] == "stopped" and runner.jogging is None
     runner.close()

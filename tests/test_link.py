@@ -64,6 +64,7 @@ def turns_of(sim):
 
 # ---------------------------------------------------------------- any device (simulator or --rig-port)
 
+
 def test_handshake(port, connect):
     link = connect(port, enable=False)
     info = link.info
@@ -101,7 +102,7 @@ def test_status_query_is_idempotent(port, connect):
 
 def test_heartbeats_keep_an_idle_session_alive(port, connect):
     link = connect(port)
-    time.sleep(1.3)          # longer than the device watchdog and the host's silence limit
+    time.sleep(1.3)  # longer than the device watchdog and the host's silence limit
     assert link.status()["healthy"]
     link.moves("F F'")
     link.wait(timeout=5)
@@ -115,7 +116,7 @@ def test_estop_when_idle_then_clear(port, connect):
         link.turn("U", 1)
     assert link.query()["fault"] == "ESTOP"
     assert link.clear()["fault"] is None
-    link.enable()                        # an emergency stop turned the drivers off
+    link.enable()  # an emergency stop turned the drivers off
     link.moves("B B'")
     link.wait(timeout=5)
 
@@ -132,6 +133,7 @@ def test_connect_again_opens_a_new_session(port, connect):
 
 
 # ---------------------------------------------------------------- simulator: the virtual cube
+
 
 def test_the_virtual_cube_follows_the_moves(sim, connect):
     state = scramble(3, seed=4)["state"]
@@ -182,6 +184,7 @@ def test_sequence_numbers_wrap_around(sim, connect, monkeypatch):
 
 # ---------------------------------------------------------------- simulator: handshake
 
+
 def test_handshake_with_a_board_that_resets_on_open(connect):
     sim = start(reset_on_open=True, boot_ms=300)
     try:
@@ -217,12 +220,12 @@ def _pty_device(lines=()):
                     os.write(master, line)
                 except OSError:
                     return
+
     threading.Thread(target=chatter, daemon=True).start()
     return path, lambda: (stop.set(), os.close(master), os.close(slave))
 
 
-@pytest.mark.parametrize("lines,words", [((), "nothing received"),
-                                         ((b"Grbl 1.1h ['$' for help]\r\n",), "Grbl 1.1h")])
+@pytest.mark.parametrize("lines,words", [((), "nothing received"), ((b"Grbl 1.1h ['$' for help]\r\n",), "Grbl 1.1h")])
 def test_a_device_that_never_answers(lines, words):
     path, close = _pty_device(lines)
     try:
@@ -244,9 +247,13 @@ def test_port_errors_say_what_is_wrong(sim, connect):
 
 def test_bad_commands_are_refused_before_sending(sim, connect):
     link = connect(sim.path)
-    for call, words in [(lambda: link.turn("X", 1), "'X' is no motor"), (lambda: link.turn("U", 3), "-2 -1 1 2"),
-                        (lambda: link.turn_pair("U", 1, "R", 1), "not opposite"),
-                        (lambda: link.moves("U Q"), "move 2"), (lambda: link.set_speed(5), "20..10000")]:
+    for call, words in [
+        (lambda: link.turn("X", 1), "'X' is no motor"),
+        (lambda: link.turn("U", 3), "-2 -1 1 2"),
+        (lambda: link.turn_pair("U", 1, "R", 1), "not opposite"),
+        (lambda: link.moves("U Q"), "move 2"),
+        (lambda: link.set_speed(5), "20..10000"),
+    ]:
         with pytest.raises(ConfigError, match=words):
             call()
     assert link.status()["healthy"]
@@ -255,6 +262,7 @@ def test_bad_commands_are_refused_before_sending(sim, connect):
 
 
 # ---------------------------------------------------------------- simulator: faults
+
 
 def test_silence_is_detected_and_the_last_frames_dumped(sim, connect, tmp_path):
     link = connect(sim.path, fault_log_dir=tmp_path)
@@ -267,7 +275,7 @@ def test_silence_is_detected_and_the_last_frames_dumped(sim, connect, tmp_path):
     err = link.status()["fault"]
     assert err["type"] == "DeviceSilent" and err["done_through"] >= motions[3].mid
     done = [m for m in motions if m.completed.exception() is None]
-    assert len(done) == len(turns_of(sim))          # what completed is exactly what ran
+    assert len(done) == len(turns_of(sim))  # what completed is exactly what ran
     logs = list(tmp_path.iterdir())
     assert len(logs) == 1 and " > " in logs[0].read_text()
     assert cli(["decode", str(logs[0])]) == 0
@@ -294,9 +302,9 @@ def test_a_reset_mid_sequence_is_an_error_not_a_restart(connect):
         time.sleep(0.2)
         done = [m for m in motions if m.completed.exception() is None]
         ran = [s.mid for s in turns_of(sim)]
-        assert len(ran) == 5                                   # ENABLE was step 1 of 6
-        assert [m.mid for m in done] == ran[:len(done)]        # confirmed ones ran; the last may be unconfirmed
-        assert all(isinstance(m.completed.exception(), DeviceReset) for m in motions[len(done):])
+        assert len(ran) == 5  # ENABLE was step 1 of 6
+        assert [m.mid for m in done] == ran[: len(done)]  # confirmed ones ran; the last may be unconfirmed
+        assert all(isinstance(m.completed.exception(), DeviceReset) for m in motions[len(done) :])
         assert link.connect()["boot_id"] == sim.info()["boot_id"]
         link.enable().wait(5)
         link.turn("U", 1).wait(5)
@@ -336,9 +344,9 @@ def test_estop_empties_a_long_queue(connect):
         assert ack["done_through"] == link.status()["done_through"]
         ran = [m for m in motions if m.completed.exception() is None]
         assert len(ran) == len(turns_of(sim)) < len(motions)
-        assert all(m.completed.exception().code == "ESTOP" for m in motions[len(ran):])
+        assert all(m.completed.exception().code == "ESTOP" for m in motions[len(ran) :])
         time.sleep(0.2)
-        assert len(turns_of(sim)) == len(ran)                 # nothing moved after the stop
+        assert len(turns_of(sim)) == len(ran)  # nothing moved after the stop
     finally:
         sim.stop()
 
@@ -350,7 +358,7 @@ def test_the_device_stops_when_the_host_falls_silent():
         with serial.Serial(sim.path, 115200, timeout=0.05) as raw:
             raw.write(Hello(1, "0000ABCD", 1).encode() + Command(1, "ENABLE", ("1",)).encode())
             raw.write(b"".join(Command(2 + i, "TURN", (str(2 + i), "U", "2")).encode() for i in range(10)))
-            time.sleep(1.3)                                   # the watchdog is 1000 ms, the turns take 2 s
+            time.sleep(1.3)  # the watchdog is 1000 ms, the turns take 2 s
             raw.reset_input_buffer()
             raw.write(StatusQuery(5).encode())
             reply = raw.read_until(b"\n")
@@ -397,6 +405,7 @@ def test_on_fault_callback_and_trace_file(connect, tmp_path, capsys):
 
 # ---------------------------------------------------------------- command lines
 
+
 def test_cli_frame_and_decode_errors(capsys, tmp_path):
     assert cli(["frame", "STATUS 1"]) == 0
     assert capsys.readouterr().out == encode_frame("STATUS 1").decode()
@@ -412,9 +421,27 @@ def test_cli_frame_and_decode_errors(capsys, tmp_path):
 
 def test_simulator_command_line():
     env = dict(os.environ, PYTHONPATH=REPO)
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_interface.simulator", "--rig", "six-axis",
-                             "--drop", "0.05", "--quarter-ms", "1", "--half-ms", "1", "--seed", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "firmware_interface.simulator",
+            "--rig",
+            "six-axis",
+            "--drop",
+            "0.05",
+            "--quarter-ms",
+            "1",
+            "--half-ms",
+            "1",
+            "--seed",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO,
+    )
     try:
         path = proc.stdout.readline().decode().strip()
         with RigLink(path) as link:
@@ -427,8 +454,9 @@ def test_simulator_command_line():
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0 and path.startswith("/dev/")
     assert b"5 steps executed" in err
-    bad = subprocess.run([sys.executable, "-m", "firmware_interface.simulator", "--stall", "X"],
-                         capture_output=True, env=env, cwd=REPO)
+    bad = subprocess.run(
+        [sys.executable, "-m", "firmware_interface.simulator", "--stall", "X"], capture_output=True, env=env, cwd=REPO
+    )
     assert bad.returncode == 2 and bad.stderr.startswith(b"error: ")
 
 

@@ -29,6 +29,7 @@ def sims():
         sim.start()
         started.append(sim)
         return sim
+
     yield make
     for sim in started:
         sim.stop()
@@ -66,6 +67,7 @@ def random_plan(n, seed, pairs=True):
 
 # ---------------------------------------------------------------- negotiation
 
+
 def test_v2_handshake_fields(sims, connect):
     sim = sims()
     link = connect(sim.path, enable=False)
@@ -96,6 +98,7 @@ def test_v2_host_falls_back_to_a_v1_only_device(sims, connect, tmp_path):
 
 # ---------------------------------------------------------------- PLAN
 
+
 def test_a_25_move_solution_goes_in_two_plan_frames(sims, connect, tmp_path):
     """The first frame carries one turn, so the motors start after the shortest time on the wire."""
     sim = sims(queue=64)
@@ -108,7 +111,7 @@ def test_a_25_move_solution_goes_in_two_plan_frames(sims, connect, tmp_path):
         m.completed.add_done_callback(lambda f, m=m: done.append(m.mid))
     results = link.wait(motions, timeout=5)
     plans = sent_frames(trace, "PLAN")
-    assert [len(p) for p in plans] == [2, 25]                            # first motion id and its turns
+    assert [len(p) for p in plans] == [2, 25]  # first motion id and its turns
     assert [r["mid"] for r in results] == [m.mid for m in motions] == [s.mid for s in turns_of(sim)]
     assert sorted(done) == done == [m.mid for m in motions]
     assert results[0]["command"] == f"TURN {entries[0][0]} {entries[0][1]}"
@@ -117,7 +120,7 @@ def test_a_25_move_solution_goes_in_two_plan_frames(sims, connect, tmp_path):
 
 
 def test_a_plan_larger_than_the_queue_is_split_and_flow_controlled(sims, connect, tmp_path):
-    sim = sims()                                                        # queue 16
+    sim = sims()  # queue 16
     trace = tmp_path / "trace.log"
     link = connect(sim.path, trace=trace)
     entries, notation = random_plan(70, seed=6)
@@ -130,23 +133,25 @@ def test_a_plan_larger_than_the_queue_is_split_and_flow_controlled(sims, connect
     assert all(len(p) - 1 <= 16 for p in plans)
     assert [s.mid for s in turns_of(sim)] == [m.mid for m in motions]
     assert sim.cube == apply(SOLVED, notation)
-    assert link.status()["healthy"] and link.query()["fault"] is None   # never QFULL
+    assert link.status()["healthy"] and link.query()["fault"] is None  # never QFULL
 
 
 def test_a_plan_frame_is_limited_by_the_frame_size(sims, connect, tmp_path):
     sim = sims(queue=64)
     trace = tmp_path / "trace.log"
     link = connect(sim.path, trace=trace)
-    entries = [(("U", -1), ("D", -1))] * 40                             # 5 characters a turn: > 200 bytes
+    entries = [(("U", -1), ("D", -1))] * 40  # 5 characters a turn: > 200 bytes
     link.wait(link.plan(entries), timeout=5)
     plans = sent_frames(trace, "PLAN")
-    assert len(plans) == 3 and len(plans[0]) == 2 and sum(len(p) - 1 for p in plans) == 40   # one turn first
+    assert len(plans) == 3 and len(plans[0]) == 2 and sum(len(p) - 1 for p in plans) == 40  # one turn first
     assert all(len(" ".join(p)) < 200 for p in plans)
 
 
 def test_plan_exactly_once_through_a_lossy_line(sims, connect):
-    sim = sims(faults={"drop": 0.1, "corrupt": 0.02, "duplicate": 0.05, "to_device": {"drop": 0.25}, "seed": 11},
-               timing={"quarter_ms": 0, "half_ms": 0, "home_ms": 0})
+    sim = sims(
+        faults={"drop": 0.1, "corrupt": 0.02, "duplicate": 0.05, "to_device": {"drop": 0.25}, "seed": 11},
+        timing={"quarter_ms": 0, "half_ms": 0, "home_ms": 0},
+    )
     link = connect(sim.path)
     entries, notation = random_plan(300, seed=7)
     motions = link.plan(entries)
@@ -161,11 +166,15 @@ def test_plan_exactly_once_through_a_lossy_line(sims, connect):
 def test_a_bad_plan_entry_sends_nothing(sims, connect):
     sim = sims()
     link = connect(sim.path)
-    for entries, words in [([("U", 1), ("X", 1)], "'X' is no motor"), ([("U", 3)], "-2 -1 1 2"),
-                           ([(("U", 1), ("R", 1))], "not opposite"), (["U1"], "plan entry")]:
+    for entries, words in [
+        ([("U", 1), ("X", 1)], "'X' is no motor"),
+        ([("U", 3)], "-2 -1 1 2"),
+        ([(("U", 1), ("R", 1))], "not opposite"),
+        (["U1"], "plan entry"),
+    ]:
         with pytest.raises(ConfigError, match=words):
             link.plan(entries)
-    assert link.status()["on_device"] == 0 and len(sim.executed()) == 1     # ENABLE only
+    assert link.status()["on_device"] == 0 and len(sim.executed()) == 1  # ENABLE only
     assert link.plan([]) == []
 
 
@@ -180,10 +189,10 @@ def test_estop_mid_plan_empties_the_queue_and_turns_the_drivers_off(sims, connec
     assert info["queued"] == 0 and info["enabled"] == [] and info["fault"] == "ESTOP"
     ran = [m for m in motions if m.completed.exception() is None]
     assert ack["done_through"] == ran[-1].mid and len(ran) == len(turns_of(sim)) < len(motions)
-    assert all(m.completed.exception().code == "ESTOP" for m in motions[len(ran):])
+    assert all(m.completed.exception().code == "ESTOP" for m in motions[len(ran) :])
     assert link.query()["enabled"] == []
     link.clear()
-    with pytest.raises(DeviceFault, match="DISABLED"):                 # drivers stay off until ENABLE
+    with pytest.raises(DeviceFault, match="DISABLED"):  # drivers stay off until ENABLE
         link.turn("U", 1).wait(5)
     link.clear()
     link.enable()
@@ -192,6 +201,7 @@ def test_estop_mid_plan_empties_the_queue_and_turns_the_drivers_off(sims, connec
 
 
 # ---------------------------------------------------------------- MOTOR and JOG
+
 
 def _turn_time(link, face):
     start = time.monotonic()
@@ -202,13 +212,13 @@ def _turn_time(link, face):
 def test_motor_setup_changes_the_turn_time(sims, connect):
     sim = sims()
     link = connect(sim.path)
-    assert _turn_time(link, "R") < 0.15                                  # MotorTiming: 2 ms
+    assert _turn_time(link, "R") < 0.15  # MotorTiming: 2 ms
     link.setup_motor("R", steps=200, rate=1000, accel=10000, direction=-1).wait(5)
     assert sim.info()["motor_setup"]["R"] == (200, 1000, 100, -1)
-    slow = _turn_time(link, "R")                                         # 200/1000 + 1000/10000 = 0.3 s
+    slow = _turn_time(link, "R")  # 200/1000 + 1000/10000 = 0.3 s
     assert 0.28 <= slow < 1.0
-    assert _turn_time(link, "L") < 0.15                                  # other motors unchanged
-    link.setup_motor("U", 400, 8000, 150).wait(5)                        # 150 steps/s² → 2 hundreds
+    assert _turn_time(link, "L") < 0.15  # other motors unchanged
+    link.setup_motor("U", 400, 8000, 150).wait(5)  # 150 steps/s² → 2 hundreds
     assert sim.info()["motor_setup"]["U"] == (400, 8000, 2, 1)
     assert sim.cube == apply(SOLVED, "R R L")
 
@@ -216,10 +226,15 @@ def test_motor_setup_changes_the_turn_time(sims, connect):
 def test_bad_motor_arguments(sims, connect):
     sim = sims()
     link = connect(sim.path)
-    for kwargs, words in [({"steps": 0}, "steps per quarter turn.*1..20000"), ({"steps": 2.5}, "whole number"),
-                          ({"rate": 40001}, "rate.*1..40000"), ({"accel": 0}, "accel.*above 0"),
-                          ({"accel": 7_000_000}, "at most 6553500"), ({"direction": 0}, "1 or -1"),
-                          ({"motor": "X"}, "'X' is no motor")]:
+    for kwargs, words in [
+        ({"steps": 0}, "steps per quarter turn.*1..20000"),
+        ({"steps": 2.5}, "whole number"),
+        ({"rate": 40001}, "rate.*1..40000"),
+        ({"accel": 0}, "accel.*above 0"),
+        ({"accel": 7_000_000}, "at most 6553500"),
+        ({"direction": 0}, "1 or -1"),
+        ({"motor": "X"}, "'X' is no motor"),
+    ]:
         args = {"motor": "U", "steps": 400, "rate": 8000, "accel": 200000, "direction": 1, **kwargs}
         with pytest.raises(ConfigError, match=words):
             link.setup_motor(**args)
@@ -227,7 +242,7 @@ def test_bad_motor_arguments(sims, connect):
         with pytest.raises(ConfigError, match=words):
             link.jog(steps)
     assert link.status()["healthy"]
-    bad = link._submit(lambda mid: Step("MOTOR", mid, motors=("U",), setup=(400, 8000, 0, 1)))   # past the checks
+    bad = link._submit(lambda mid: Step("MOTOR", mid, motors=("U",), setup=(400, 8000, 0, 1)))  # past the checks
     with pytest.raises(DeviceFault, match="BADARG.*accel must be 1..65535") as caught:
         bad.wait(5)
     assert caught.value.code == "BADARG"
@@ -247,9 +262,11 @@ def test_jog_moves_no_face(sims, connect):
 
 # ---------------------------------------------------------------- robotd: LinkMotion and [rig.stepper]
 
+
 def _rig(tmp_path, text):
     from robot.config import Config
     from robot.rig import rig_from_config
+
     path = tmp_path / "robotd.toml"
     path.write_text(text)
     config = Config.load(path)
@@ -284,18 +301,29 @@ B = 400
 
 def test_rig_stepper_config_is_read_and_checked(tmp_path):
     from robot.errors import ConfigError as RobotConfigError
+
     rig = _rig(tmp_path, STEPPER_RIG)
     assert rig.stepper["R"] == (800, 30000, 1999950) and rig.stepper["U"] == (400, 30000, 1999950)
     assert _rig(tmp_path, "[rig]\n").stepper is None
-    for text, words in [("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\naccel = 5\nspeed = 3\n",
-                         r":5: \[rig.stepper\] speed: unknown option "
-                         r"\(known here: accel, max_rate, steps_per_quarter\)"),
-                        ("[rig.stepper]\nsteps_per_quarter = 0\nmax_rate = 100\naccel = 5\n",
-                         r":2: \[rig.stepper\] steps_per_quarter: must be a whole number of steps 1..20000"),
-                        ("[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\n",
-                         r":1: \[rig.stepper\] accel: required option is missing"),
-                        ("[rig.stepper]\nsteps_per_quarter = 400\naccel = 5\n"
-                         "[rig.stepper.max_rate]\nU = 1\n", r"max_rate\]?:? needs all six faces")]:
+    for text, words in [
+        (
+            "[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\naccel = 5\nspeed = 3\n",
+            r":5: \[rig.stepper\] speed: unknown option "
+            r"\(known here: accel, max_rate, steps_per_quarter\)",
+        ),
+        (
+            "[rig.stepper]\nsteps_per_quarter = 0\nmax_rate = 100\naccel = 5\n",
+            r":2: \[rig.stepper\] steps_per_quarter: must be a whole number of steps 1..20000",
+        ),
+        (
+            "[rig.stepper]\nsteps_per_quarter = 400\nmax_rate = 100\n",
+            r":1: \[rig.stepper\] accel: required option is missing",
+        ),
+        (
+            "[rig.stepper]\nsteps_per_quarter = 400\naccel = 5\n[rig.stepper.max_rate]\nU = 1\n",
+            r"max_rate\]?:? needs all six faces",
+        ),
+    ]:
         with pytest.raises(RobotConfigError, match=words):
             _rig(tmp_path, text)
 
@@ -304,6 +332,7 @@ def test_rig_stepper_config_is_read_and_checked(tmp_path):
 def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_path, protocol):
     from robot.motion import LinkMotion
     from solver.puzzles.cube.notation import parse_moves
+
     sim = sims(protocol=protocol)
     rig = _rig(tmp_path, STEPPER_RIG)
     trace = tmp_path / "trace.log"
@@ -314,22 +343,23 @@ def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_pat
         plan = rig.plan(parse_moves("R U D' F2 R'"))
         done = []
         motion.run_plan(plan, done.append)
-        assert done == list(range(len(plan))) == [0, 1, 2, 3]             # U D' go as one PAIR
+        assert done == list(range(len(plan))) == [0, 1, 2, 3]  # U D' go as one PAIR
     finally:
         link.close()
     setup = sim.info()["motor_setup"]
-    if protocol == 2:      # the firmware reverses R (the simulator's cube sees face turns as sent)
+    if protocol == 2:  # the firmware reverses R (the simulator's cube sees face turns as sent)
         assert motion.device_direction
         assert setup["R"] == (800, 30000, 20000, -1) and setup["U"] == (400, 30000, 20000, 1)
         assert sim.cube == apply(SOLVED, "R U D' F2 R'") and len(sent_frames(trace, "PLAN")) == 2
         assert [args[1:] for args in sent_frames(trace, "SPEED")] == [["50"]]
-    else:                  # the host flips R's turns; a version-1 device knows nothing of it
+    else:  # the host flips R's turns; a version-1 device knows nothing of it
         assert not motion.device_direction and setup == {}
         assert sim.cube == apply(SOLVED, "R' U D' F2 R") and " PLAN " not in trace.read_text()
 
 
 def test_link_motion_without_stepper_sends_no_motor(sims, tmp_path):
     from robot.motion import LinkMotion
+
     sim = sims()
     rig = _rig(tmp_path, "[rig]\n[rig.direction]\nU = -1\nR = 1\nF = 1\nD = 1\nL = 1\nB = 1\n")
     link = RigLink(sim.path)
@@ -337,10 +367,11 @@ def test_link_motion_without_stepper_sends_no_motor(sims, tmp_path):
         motion = LinkMotion(link, rig.motors, rig=rig)
         motion.connect()
         from solver.puzzles.cube.notation import parse_moves
+
         motion.run_plan(rig.plan(parse_moves("U R")), lambda i: None)
         motion.estop()
         time.sleep(0.05)
-        motion.run_plan(rig.plan(parse_moves("R'")), lambda i: None)   # clears, re-enables the drivers
+        motion.run_plan(rig.plan(parse_moves("R'")), lambda i: None)  # clears, re-enables the drivers
     finally:
         link.close()
     assert sim.info()["motor_setup"] == {} and sim.cube == apply(SOLVED, "U' R R'")

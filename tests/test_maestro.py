@@ -16,11 +16,12 @@ from solver.puzzles.cube.cubie import solved_facelets
 from solver.puzzles.cube.geometry import cube_rotation_permutation
 
 SPIN, COVER = 0, 1
-SLEW = 100.0                     # µs per ms: a 500 µs servo move takes 5 ms
+SLEW = 100.0  # µs per ms: a 500 µs servo move takes 5 ms
 SUFFIX = {1: "", 2: "2", 3: "'"}
 
 
 # ---------------------------------------------------------------- codec
+
 
 def test_commands_encode_as_documented():
     # the manual's example: channel 2 to 1500 µs = 6000 quarter-µs
@@ -48,8 +49,11 @@ def test_every_error_bit_has_a_clear_message():
     for bit, (name, meaning) in mp.ERROR_BITS.items():
         text = mp.describe_errors(1 << bit)
         assert name in text and meaning in text and f"bit {bit}" in text
-    assert mp.error_names(0b1_0001_0001) == ["serial signal error", "serial protocol error",
-                                             "script program counter error"]
+    assert mp.error_names(0b1_0001_0001) == [
+        "serial signal error",
+        "serial protocol error",
+        "script program counter error",
+    ]
     assert mp.describe_errors(0) == "" and mp.ERROR_MASK == 0x1FF
 
 
@@ -61,9 +65,9 @@ def test_parser_resynchronises_and_flags_malformed_input():
     assert parser.feed(mp.set_target(1, 6000)[:3] + mp.get_position(1)) == [mp.Command(0x90, (1,))]
     assert parser.errors == mp.PROTOCOL_ERROR
     parser.errors = 0
-    assert parser.feed(b"\x05\x06") == [] and parser.errors == mp.PROTOCOL_ERROR   # data where a command belongs
+    assert parser.feed(b"\x05\x06") == [] and parser.errors == mp.PROTOCOL_ERROR  # data where a command belongs
     parser.errors = 0
-    assert parser.feed(b"\xff") == [] and parser.errors == mp.PROTOCOL_ERROR       # unknown command
+    assert parser.feed(b"\xff") == [] and parser.errors == mp.PROTOCOL_ERROR  # unknown command
     checked = mp.CommandParser(crc=True)
     damaged = bytearray(mp.set_target(0, 7000, crc=True))
     damaged[2] ^= 0x01
@@ -72,6 +76,7 @@ def test_parser_resynchronises_and_flags_malformed_input():
 
 
 # ---------------------------------------------------------------- the mechanism on its own
+
 
 def drive(mech, servo, point, steps=7, off=False):
     """Move a servo's horn to an end-point in small steps, as the simulator reports it."""
@@ -103,19 +108,19 @@ def test_mechanism_turns_the_cube_as_the_spec_says(size):
     mech = at_rest(FlipSpinMechanism(start, size=size))
     expected = start
     drive(mech, "cover", "hold")
-    drive(mech, "spin", 1)                          # held: the bottom layer turns
+    drive(mech, "spin", 1)  # held: the bottom layer turns
     expected = apply(expected, "D")
     assert mech.cube == expected and mech.spinner == 1 and mech.cover == "hold"
     drive(mech, "cover", "open")
-    drive(mech, "spin", -1)                         # free, -1 to +1 the other way: whole cube twice
+    drive(mech, "spin", -1)  # free, -1 to +1 the other way: whole cube twice
     expected = rotate(expected, "D", -2)
     assert mech.cube == expected
     drive(mech, "cover", "flip")
-    expected = rotate(expected, "R")                # x: world F comes up
-    drive(mech, "cover", "open")                    # back from flip: nothing
+    expected = rotate(expected, "R")  # x: world F comes up
+    drive(mech, "cover", "open")  # back from flip: nothing
     assert mech.cube == expected
     drive(mech, "cover", "hold")
-    drive(mech, "spin", 1)                          # held 180°
+    drive(mech, "spin", 1)  # held 180°
     expected = apply(expected, "D2")
     assert mech.cube == expected and mech.jammed is None
     assert mech.counts == {"flips": 1, "spins": 2, "layer_turns": 3}
@@ -126,15 +131,21 @@ def nothing(mechanism) -> None:
 
 
 def test_mechanism_jams():
-    cases = {                                       # name: (setup, the act that jams)
+    cases = {  # name: (setup, the act that jams)
         "spin at flip": (lambda m: drive(m, "cover", "flip"), lambda m: drive(m, "spin", 1)),
         "spin while the cover moves": (nothing, lambda m: m.servo_moved({SPIN: 1600.0, COVER: 1400.0}, 0.0)),
-        "flip with the spinner off-square": (lambda m: m.servo_moved({SPIN: 1700.0}, 0.0),
-                                             lambda m: drive(m, "cover", "flip")),
-        "hold with the spinner off-square": (lambda m: m.servo_moved({SPIN: 1700.0}, 0.0),
-                                             lambda m: drive(m, "cover", "hold")),
-        "switched off between end-points": (lambda m: m.servo_moved({SPIN: 1620.0}, 0.0),
-                                            lambda m: m.servo_moved({SPIN: None}, 0.0)),
+        "flip with the spinner off-square": (
+            lambda m: m.servo_moved({SPIN: 1700.0}, 0.0),
+            lambda m: drive(m, "cover", "flip"),
+        ),
+        "hold with the spinner off-square": (
+            lambda m: m.servo_moved({SPIN: 1700.0}, 0.0),
+            lambda m: drive(m, "cover", "hold"),
+        ),
+        "switched off between end-points": (
+            lambda m: m.servo_moved({SPIN: 1620.0}, 0.0),
+            lambda m: m.servo_moved({SPIN: None}, 0.0),
+        ),
     }
     for name, (setup, act) in cases.items():
         mech = at_rest(FlipSpinMechanism())
@@ -144,9 +155,9 @@ def test_mechanism_jams():
         act(mech)
         assert mech.jammed, name
         drive(mech, "spin", -1)
-        assert mech.cube == before, name            # jammed: the state stays as it was
+        assert mech.cube == before, name  # jammed: the state stays as it was
     mech = at_rest(FlipSpinMechanism())
-    drive(mech, "spin", 1, off=True)                # off at an end-point: it stays there, no jam
+    drive(mech, "spin", 1, off=True)  # off at an end-point: it stays there, no jam
     assert mech.jammed is None and mech.spinner == 1
     mech.set_state(solved_facelets(3))
     assert mech.jammed is None
@@ -157,12 +168,13 @@ def test_a_spinner_that_stops_short_and_goes_on_turns_once():
     mech = at_rest(FlipSpinMechanism())
     drive(mech, "cover", "hold")
     mech.servo_moved({SPIN: 1650.0}, 0.0)
-    mech.servo_moved({SPIN: 1200.0}, 0.0)           # overshoots the other way, through home
+    mech.servo_moved({SPIN: 1200.0}, 0.0)  # overshoots the other way, through home
     drive(mech, "spin", 1)
     assert mech.cube == apply(solved_facelets(3), "D") and mech.jammed is None
 
 
 # ---------------------------------------------------------------- link against the simulator
+
 
 @pytest.fixture
 def rig():
@@ -170,12 +182,12 @@ def rig():
 
     def make(state=None, size=3, crc=False, timing=None, **sim_options):
         mech = FlipSpinMechanism(state, size=size)
-        sim = SimulatedMaestro(mechanism=mech, homes=mech.home_targets(), slew_us_per_ms=SLEW, crc=crc,
-                               **sim_options)
+        sim = SimulatedMaestro(mechanism=mech, homes=mech.home_targets(), slew_us_per_ms=SLEW, crc=crc, **sim_options)
         sim.start()
         link = MaestroLink(sim.path, crc=crc, timing=timing or MaestroTiming.pty(servo_us_per_ms=SLEW))
         made.append((sim, link))
         return sim, link, mech
+
     yield make
     for sim, link in made:
         link.close()
@@ -245,11 +257,19 @@ def test_servo_moves_turn_the_cube_exactly(rig, size):
     assert status["targets"] == {COVER: 6000, SPIN: 4000}
 
 
-@pytest.mark.parametrize("crc, faults", [
-    (True, {"drop": 0.03, "corrupt": 0.03, "duplicate": 0.03, "noise": 0.03, "delay": 0.01, "delay_ms": 30}),
-    (False, {"to_device": {"drop": 0.04, "duplicate": 0.04},
-             "to_host": {"drop": 0.03, "corrupt": 0.03, "duplicate": 0.03, "noise": 0.03}}),
-])
+@pytest.mark.parametrize(
+    "crc, faults",
+    [
+        (True, {"drop": 0.03, "corrupt": 0.03, "duplicate": 0.03, "noise": 0.03, "delay": 0.01, "delay_ms": 30}),
+        (
+            False,
+            {
+                "to_device": {"drop": 0.04, "duplicate": 0.04},
+                "to_host": {"drop": 0.03, "corrupt": 0.03, "duplicate": 0.03, "noise": 0.03},
+            },
+        ),
+    ],
+)
 def test_a_noisy_line_loses_and_doubles_nothing(rig, crc, faults):
     start = scramble(3, seed=11)["state"]
     sim, link, mech = rig(start, crc=crc, faults={**faults, "seed": 21})
@@ -257,7 +277,7 @@ def test_a_noisy_line_loses_and_doubles_nothing(rig, crc, faults):
     plan = Plan(mech, start).random(70, seed=4)
     run(link, plan.moves, timeout=10)
     assert mech.jammed is None
-    assert sim.cube == plan.state and mech.counts == plan.counts        # nothing lost, nothing twice
+    assert sim.cube == plan.state and mech.counts == plan.counts  # nothing lost, nothing twice
     counters, sent = link.status()["counters"], sim.info()
     print("link counters:", counters, "\nsim to_device:", sent["to_device"], "\nsim to_host:", sent["to_host"])
     assert counters["retries"] > 0 and counters["moves_done"] == len(plan.moves)
@@ -278,9 +298,10 @@ def test_a_target_that_did_not_take_is_sent_again(rig, monkeypatch, damage):
         if not spoiled and any(p[0] == mp.SET_TARGET for p in packets):
             spoiled.append(packets)
             packets = [p for p in packets if p[0] != mp.SET_TARGET]
-            if damage == "damaged":                 # 2000 µs arrives as 1750 µs: the base stops off-square
+            if damage == "damaged":  # 2000 µs arrives as 1750 µs: the base stops off-square
                 packets.append(mp.set_target(SPIN, 7000))
         write(*packets, **options)
+
     monkeypatch.setattr(link.io, "write", spoil)
     link.move({SPIN: mech.pulse("spin", 1)}).wait(2)
     assert spoiled and link.status()["counters"]["resends"] == 1
@@ -300,12 +321,12 @@ def test_a_target_the_maestro_clamps_is_a_fault_naming_the_channel(rig):
 def test_speed_limits_are_kept_and_waited_for(rig):
     sim, link, mech = rig()
     link.connect()
-    link.set_speed(SPIN, 200).wait(1)               # 5 µs per ms: 500 µs in about 0.1 s
+    link.set_speed(SPIN, 200).wait(1)  # 5 µs per ms: 500 µs in about 0.1 s
     link.set_accel(SPIN, 100).wait(1)
     result = link.move({SPIN: mech.pulse("spin", 1)}).wait(3)
     assert result["positions"] == {SPIN: 8000} and mech.spinner == 1
     assert sim.info()["speeds"][SPIN] == 200 and sim.info()["accels"][SPIN] == 100
-    sim.reset()                                     # an unnoticed reset forgets them; the next move sends them again
+    sim.reset()  # an unnoticed reset forgets them; the next move sends them again
     with pytest.raises(DeviceReset):
         link.move({SPIN: mech.pulse("spin", 0)}).wait(3)
 
@@ -315,14 +336,14 @@ def test_reset_mid_run_is_device_reset(rig):
     link.connect()
     run(link, [{SPIN: mech.pulse("spin", 1)}])
     before = mech.cube
-    sim.reset()                                     # every channel home: the base turns the cube back
+    sim.reset()  # every channel home: the base turns the cube back
     time.sleep(0.05)
     assert mech.spinner == 0 and mech.cube == rotate(before, "D", -1)
     with pytest.raises(DeviceReset) as caught:
         link.move({COVER: mech.pulse("cover", "hold")}).wait(3)
     assert "channel 0 went to 1500 µs while it was held at 2000 µs" in str(caught.value)
     assert not link.status()["connected"]
-    link.connect()                                  # a new session works
+    link.connect()  # a new session works
     run(link, [{COVER: mech.pulse("cover", "hold")}])
 
 
@@ -340,8 +361,10 @@ def test_unplugged_cable_is_port_error(rig):
     sim, link, mech = rig(faults={"close_after": 2})
     link.connect()
     with pytest.raises(PortError):
-        run(link, [{COVER: mech.pulse("cover", "hold")}, {SPIN: mech.pulse("spin", 1)},
-                   {COVER: mech.pulse("cover", "open")}])
+        run(
+            link,
+            [{COVER: mech.pulse("cover", "hold")}, {SPIN: mech.pulse("spin", 1)}, {COVER: mech.pulse("cover", "open")}],
+        )
     assert not link.status()["connected"]
 
 
@@ -358,14 +381,16 @@ def test_silence_is_device_silent(rig):
 def test_estop_stops_latches_and_clear_goes_on(rig):
     sim, link, mech = rig()
     link.connect()
-    link.set_speed(SPIN, 10)                        # 0.25 µs per ms: the base would take 2 s
+    link.set_speed(SPIN, 10)  # 0.25 µs per ms: the base would take 2 s
     moving = link.move({SPIN: mech.pulse("spin", 1)})
     moving.wait_received(1)
     time.sleep(0.1)
     called = time.monotonic()
     result = link.estop()
-    print(f"e-stop after the call: written {result['written_s'] * 1000:.2f} ms, device switched off "
-          f"{(sim.off_times[0] - called) * 1000:.2f} ms, confirmed {result['confirmed_s'] * 1000:.2f} ms")
+    print(
+        f"e-stop after the call: written {result['written_s'] * 1000:.2f} ms, device switched off "
+        f"{(sim.off_times[0] - called) * 1000:.2f} ms, confirmed {result['confirmed_s'] * 1000:.2f} ms"
+    )
     assert result["positions"] == {ch: 0 for ch in range(6)}
     assert sim.info()["targets"] == [0] * 6
     with pytest.raises(DeviceFault) as caught:
@@ -376,9 +401,9 @@ def test_estop_stops_latches_and_clear_goes_on(rig):
     assert "spin servo was switched off between end-points" in mech.jammed
     horns = sim.info()["horns"]
     time.sleep(0.05)
-    assert sim.info()["horns"] == horns            # nothing moves any more
+    assert sim.info()["horns"] == horns  # nothing moves any more
     assert link.clear()["positions"][SPIN] == 0
-    mech.set_state(solved_facelets(3))              # the cube put back square by hand
+    mech.set_state(solved_facelets(3))  # the cube put back square by hand
     link.set_speed(SPIN, 0).wait(1)
     for targets in ({SPIN: mech.pulse("spin", 0)}, {COVER: mech.pulse("cover", "hold")}, {SPIN: mech.pulse("spin", 1)}):
         link.move(targets)
@@ -389,7 +414,7 @@ def test_estop_stops_latches_and_clear_goes_on(rig):
 def test_serial_errors_are_counted_and_script_errors_are_faults(rig):
     sim, link, mech = rig(script=True)
     assert link.connect()["script_running"]
-    sim.raise_errors(1 << 0 | 1 << 2)               # noise on the line: counted, the move goes on
+    sim.raise_errors(1 << 0 | 1 << 2)  # noise on the line: counted, the move goes on
     link.move({COVER: mech.pulse("cover", "hold")}).wait(2)
     bits = link.status()["counters"]["error_bits"]
     assert bits["serial signal error"] == 1 and bits["serial buffer full"] == 1
@@ -409,8 +434,9 @@ def test_script_error_bits_without_a_script_are_a_damaged_reply(rig):
     assert link.status()["counters"]["implausible_errors"] == 1 and link.status()["healthy"]
 
 
-@pytest.mark.parametrize("host_crc, device_crc, says", [(True, False, "protocol error"),
-                                                         (False, True, "CRC enabled on the Maestro")])
+@pytest.mark.parametrize(
+    "host_crc, device_crc, says", [(True, False, "protocol error"), (False, True, "CRC enabled on the Maestro")]
+)
 def test_crc_setting_mismatch_fails_the_handshake(rig, host_crc, device_crc, says):
     sim, _, mech = rig(crc=device_crc)
     link = MaestroLink(sim.path, crc=host_crc, timing=MaestroTiming.pty(boot_timeout=0.3))
@@ -437,4 +463,4 @@ def test_go_home(rig):
     run(link, [{COVER: mech.pulse("cover", "hold")}])
     result = link.home().wait(3)
     assert result["positions"][COVER] == 6000 and mech.cover == "open"
-    link.move({SPIN: mech.pulse("spin", -1)}).wait(2)   # the homed positions are what it holds now
+    link.move({SPIN: mech.pulse("spin", -1)}).wait(2)  # the homed positions are what it holds now

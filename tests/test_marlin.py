@@ -12,11 +12,12 @@ from solver import apply
 from solver.puzzles.cube.cubie import solved_facelets
 
 SOLVED = solved_facelets(3)
-FEED = 270000.0         # a quarter turn (90 units) in 20 ms
+FEED = 270000.0  # a quarter turn (90 units) in 20 ms
 NAMES = {1: "", -1: "'", 2: "2", -2: "2"}
 
 
 # ---------------------------------------------------------------- codec
+
 
 def test_checksums_match_hand_computed_values():
     # 'N'^'1'^' '^'G'^'9'^'1' = 0x4E^0x31^0x20^0x47^0x39^0x31 = 0x10
@@ -30,7 +31,7 @@ def test_checksums_match_hand_computed_values():
 
 
 def test_reply_parsing():
-    assert parse_reply("ok") .kind == "ok" and parse_reply("ok").n is None
+    assert parse_reply("ok").kind == "ok" and parse_reply("ok").n is None
     ok = parse_reply("ok N42 P15 B3")
     assert (ok.kind, ok.n, ok.planner, ok.buffer) == ("ok", 42, 15, 3)
     assert parse_reply("Resend: 7").kind == "resend" and parse_reply("Resend: 7").n == 7
@@ -44,9 +45,13 @@ def test_reply_parsing():
     assert halted.halted and not halted.line_error
     assert parse_reply("start").kind == "start"
     assert parse_reply("echo:Marlin 2.1.2").kind == "banner" and parse_reply("Marlin 2.1.2.1").text == "2.1.2.1"
-    assert parse_reply("echo:Unknown command: \"M999\"").kind == "echo"
-    assert parse_position("X:90.00 Y:-180.00 Z:0.00 E:0.00 Count X:7200 Y:0 Z:0") == \
-        {"X": 90.0, "Y": -180.0, "Z": 0.0, "E": 0.0}
+    assert parse_reply('echo:Unknown command: "M999"').kind == "echo"
+    assert parse_position("X:90.00 Y:-180.00 Z:0.00 E:0.00 Count X:7200 Y:0 Z:0") == {
+        "X": 90.0,
+        "Y": -180.0,
+        "Z": 0.0,
+        "E": 0.0,
+    }
 
 
 def test_move_encoding():
@@ -58,6 +63,7 @@ def test_move_encoding():
 
 # ---------------------------------------------------------------- link against the simulator
 
+
 @pytest.fixture
 def rig():
     made = []
@@ -68,6 +74,7 @@ def rig():
         link = MarlinLink(sim.path, **{"feed": FEED, **link_options})
         made.append((sim, link))
         return sim, link
+
     yield make
     for sim, link in made:
         link.close()
@@ -83,6 +90,7 @@ def ready(link):
 
 def random_plan(count, seed):
     import random
+
     rng = random.Random(seed)
     entries, moves = [], []
     for _ in range(count):
@@ -100,7 +108,7 @@ def random_plan(count, seed):
 
 
 def test_handshake_waits_for_the_boot_banner(rig):
-    sim, link = rig({"boot_ms": 300})        # resets on open, deaf while in its bootloader
+    sim, link = rig({"boot_ms": 300})  # resets on open, deaf while in its bootloader
     info = ready(link)
     assert info["dialect"] == "marlin" and info["firmware"] == "Marlin 2.1.2"
     assert info["motors"] == list("URFDLB")
@@ -125,15 +133,14 @@ def test_turns_and_pairs_end_with_the_right_cube(rig):
 @pytest.mark.parametrize("advanced_ok", [False, True])
 def test_exactly_once_through_a_lossy_line(rig, advanced_ok):
     faults = {"drop": 0.05, "corrupt": 0.01, "duplicate": 0.01, "seed": 7}
-    sim, link = rig({"faults": faults, "advanced_ok": advanced_ok}, timing=MarlinTiming(probe_after=0.1),
-                    feed=FEED * 4)
+    sim, link = rig({"faults": faults, "advanced_ok": advanced_ok}, timing=MarlinTiming(probe_after=0.1), feed=FEED * 4)
     ready(link)
     entries, moves = random_plan(200, seed=2)
     motions = link.plan(entries)
     link.wait(motions, timeout=30)
-    link.query()                              # M400 is behind every move: all done by M114's ok
+    link.query()  # M400 is behind every move: all done by M114's ok
     assert sim.cube == apply(SOLVED, moves)
-    assert len(sim.moves_done) == 200        # no move doubled, none lost
+    assert len(sim.moves_done) == 200  # no move doubled, none lost
     numbers = [n for n, command in sim.accepted if n is not None and not command.startswith("M110")]
     assert len(numbers) == len(set(numbers)) and numbers == sorted(numbers)
     counts = sim.info()
@@ -144,7 +151,7 @@ def test_exactly_once_through_a_lossy_line(rig, advanced_ok):
 def test_resend_is_honoured(rig):
     sim, link = rig()
     ready(link)
-    link._write(numbered(50, "G1 X90"))      # out of order: Marlin refuses it and asks for its next line
+    link._write(numbered(50, "G1 X90"))  # out of order: Marlin refuses it and asks for its next line
     time.sleep(0.1)
     motions = link.plan([("R", 1), ("U", 1)])
     link.wait(motions, timeout=2)
@@ -162,7 +169,7 @@ def test_error_from_the_board_surfaces(rig):
         link.plan([("R", 1)])
     assert caught.value.code == "ERROR" and "Heating failed" in str(caught.value)
     assert link.status()["fault"]["code"] == "ERROR"
-    assert link.clear()["position"]["R"] == 0.0       # not a halt: clear() goes on
+    assert link.clear()["position"]["R"] == 0.0  # not a halt: clear() goes on
     link.turn("R", 1).wait(2)
 
 
@@ -175,7 +182,7 @@ def test_reset_mid_run_is_device_reset(rig):
     with pytest.raises(DeviceReset):
         motions[-1].wait(2)
     assert not link.status()["connected"]
-    ready(link)                               # a new session works
+    ready(link)  # a new session works
     link.turn("U", 1).wait(2)
 
 
@@ -186,13 +193,13 @@ def test_silence_is_device_silent(rig):
     sim.go_silent()
     motion = link.turn("U", 1)
     with pytest.raises(DeviceSilent, match="no reply"):
-        motion.wait(7)                        # an earlier M400 is still unanswered: busy_silence (5 s) applies
+        motion.wait(7)  # an earlier M400 is still unanswered: busy_silence (5 s) applies
 
 
 def test_a_lost_keepalive_during_m400_is_not_silence(rig):
-    sim, link = rig({"busy_ms": 2500})        # as if every other keepalive of a 1.25 s M113 were lost
+    sim, link = rig({"busy_ms": 2500})  # as if every other keepalive of a 1.25 s M113 were lost
     ready(link)
-    link.set_speed(2600).wait(1)              # the M400 waits 2.6 s: 2.5 s without a word, over the 2 s silence
+    link.set_speed(2600).wait(1)  # the M400 waits 2.6 s: 2.5 s without a word, over the 2 s silence
     link.turn("F", 1).wait(6)
     assert link.status()["healthy"] and sim.cube == apply(SOLVED, "F")
 
@@ -204,7 +211,7 @@ def test_estop_stops_the_queue_and_later_moves_fail(rig):
     motions[1].wait(2)
     sent = time.monotonic()
     result = link.estop(wait=False).result(1)
-    assert result["acknowledged_s"] >= 0          # how fast: bench/controllers.py
+    assert result["acknowledged_s"] >= 0  # how fast: bench/controllers.py
     assert sim.kill_times and sim.kill_times[0] >= sent
     done = len(sim.moves_done)
     time.sleep(0.1)
@@ -222,7 +229,7 @@ def test_estop_stops_the_queue_and_later_moves_fail(rig):
 def test_busy_does_not_time_out(rig):
     sim, link = rig({"busy_ms": 300})
     ready(link)
-    link.set_speed(2600).wait(1)              # one quarter turn in 2.6 s: longer than the 2 s silence
+    link.set_speed(2600).wait(1)  # one quarter turn in 2.6 s: longer than the 2 s silence
     link.turn("F", 1).wait(5)
     assert link.status()["counters"]["busy"] >= 5 and link.status()["healthy"]
     assert sim.cube == apply(SOLVED, "F")

@@ -36,10 +36,20 @@ def test_inverse():
     assert format_moves(inverse_moves(parse_moves("R U2 F'"))) == "F U2 R'"
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("R R", "R2"), ("R R'", ""), ("R2 R2", ""), ("U D U'", "D"), ("U D U", "U2 D"),
-    ("R U R' U' U R U' R'", ""), ("L R L R L", "L' R2"), ("F B F2 B'", "F'"), ("U R D", "U R D"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("R R", "R2"),
+        ("R R'", ""),
+        ("R2 R2", ""),
+        ("U D U'", "D"),
+        ("U D U", "U2 D"),
+        ("R U R' U' U R U' R'", ""),
+        ("L R L R L", "L' R2"),
+        ("F B F2 B'", "F'"),
+        ("U R D", "U R D"),
+    ],
+)
 def test_simplify(text, expected):
     assert names(text) == expected
 

@@ -36,8 +36,9 @@ def test_distances_of_known_states(depth4):
 
 
 def test_finish_walks_down_to_solved_in_exactly_the_distance(depth4):
-    states, _ = random_scrambles(PUZZLE, np.full(50, 4), np.random.default_rng(1), quarter_turns_only=True,
-                                 redundant=True)
+    states, _ = random_scrambles(
+        PUZZLE, np.full(50, 4), np.random.default_rng(1), quarter_turns_only=True, redundant=True
+    )
     for state, d in zip(states, depth4.distance(states)):
         path = depth4.finish(state)
         assert len(path) == d and apply_moves_cubie(to_cubie(state), path).is_solved()

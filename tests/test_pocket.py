@@ -32,6 +32,7 @@ def test_random_solutions_solve_and_are_optimal(built):
     from solver.puzzles.cube.batch import Puzzle, to_cubie
     from solver.puzzles.cube.cubie import to_facelets
     from solver.puzzles.cube.scramble import random_states
+
     for row in random_states(Puzzle.cube2(), 300, np.random.default_rng(11)):
         cube = to_cubie(row)
         path = table.walk(coordinate(cube))
@@ -59,7 +60,7 @@ def test_model_moves_in_cube_notation():
 
 
 def faces_uniform(state):
-    return all(len(set(state[4 * k:4 * k + 4])) == 1 for k in range(6))
+    return all(len(set(state[4 * k : 4 * k + 4])) == 1 for k in range(6))
 
 
 def test_solve_in_colour_letters_same_as_face_letters():

@@ -51,6 +51,7 @@ def decode_one(frame: bytes):
 
 # ---------------------------------------------------------------- framing
 
+
 def test_crc_is_ccitt_false_with_its_check_value():
     assert crc16(b"123456789") == 0x29B1
     assert crc16(b"") == 0xFFFF
@@ -67,14 +68,17 @@ def test_encoder_refuses_bodies_it_cannot_send(body):
         encode_frame(body)
 
 
-@pytest.mark.parametrize("line,code,words", [
-    (b"STATUS 1*448F\n", "CRC", "does not match"),
-    (b"STATUS 1\n", "FRAME", "no '*'"),
-    (b"STATUS 1*44\n", "FRAME", "4 hex digits"),
-    (b"STATUS\x00 1*448E\n", "FRAME", "column 7"),
-    (b"STATUS  1*448E\n", "FRAME", "spacing"),
-    (b"A" * 250 + b"\n", "LONG", "251 bytes"),
-])
+@pytest.mark.parametrize(
+    "line,code,words",
+    [
+        (b"STATUS 1*448F\n", "CRC", "does not match"),
+        (b"STATUS 1\n", "FRAME", "no '*'"),
+        (b"STATUS 1*44\n", "FRAME", "4 hex digits"),
+        (b"STATUS\x00 1*448E\n", "FRAME", "column 7"),
+        (b"STATUS  1*448E\n", "FRAME", "spacing"),
+        (b"A" * 250 + b"\n", "LONG", "251 bytes"),
+    ],
+)
 def test_damaged_lines_are_decode_errors(line, code, words):
     item = decode_one(line)
     assert isinstance(item, DecodeError) and item.code == code and words in str(item)
@@ -105,24 +109,80 @@ name = st.from_regex(r"[A-Za-z][A-Za-z0-9_.+/-]{0,15}", fullmatch=True)
 
 host_messages = st.one_of(
     st.builds(Hello, u16, hex8, u16),
-    st.builds(Ping, u16), st.builds(StatusQuery, u16), st.builds(Estop, u16),
-    st.builds(Command, u16, st.sampled_from(["TURN", "PAIR", "HOME", "CLEAR", "SPIN", "MOTOR", "PLAN", "JOG"]),
-              st.lists(st.from_regex(r"[!-)+-~]{1,6}", fullmatch=True), max_size=4).map(tuple)),
+    st.builds(Ping, u16),
+    st.builds(StatusQuery, u16),
+    st.builds(Estop, u16),
+    st.builds(
+        Command,
+        u16,
+        st.sampled_from(["TURN", "PAIR", "HOME", "CLEAR", "SPIN", "MOTOR", "PLAN", "JOG"]),
+        st.lists(st.from_regex(r"[!-)+-~]{1,6}", fullmatch=True), max_size=4).map(tuple),
+    ),
 )
 device_messages = st.one_of(
     st.builds(Boot, u16, name, hex8),
-    st.builds(HelloReply, hex8, u16, name, name, st.lists(motor, min_size=1, max_size=6).map(tuple), hex8,
-              u16, u16, u16, u16, st.sampled_from(["NONE", "STALL"])),
+    st.builds(
+        HelloReply,
+        hex8,
+        u16,
+        name,
+        name,
+        st.lists(motor, min_size=1, max_size=6).map(tuple),
+        hex8,
+        u16,
+        u16,
+        u16,
+        u16,
+        st.sampled_from(["NONE", "STALL"]),
+    ),
     st.builds(HelloReply, hex8, u16, name),
-    st.builds(HelloReply, hex8, st.just(2), name, name, st.lists(motor, min_size=1, max_size=6).map(tuple), hex8,
-              u16, u16, u16, u16, st.sampled_from(["NONE", "STALL"]), st.integers(8, 64), u16),
-    st.builds(Ack, u16), st.builds(Nak, u16, code), st.builds(Done, u16),
+    st.builds(
+        HelloReply,
+        hex8,
+        st.just(2),
+        name,
+        name,
+        st.lists(motor, min_size=1, max_size=6).map(tuple),
+        hex8,
+        u16,
+        u16,
+        u16,
+        u16,
+        st.sampled_from(["NONE", "STALL"]),
+        st.integers(8, 64),
+        u16,
+    ),
+    st.builds(Ack, u16),
+    st.builds(Nak, u16, code),
+    st.builds(Done, u16),
     st.builds(Rej, u16, code, st.sampled_from(["", "unknown motor 'X'", "8 steps queued"])),
     st.builds(FaultReport, code, u16, st.none() | mid, st.none() | u16, st.none() | motor),
-    st.builds(Report, st.none() | u16, hex8, st.sampled_from(["IDLE", "READY", "RUN", "FAULT"]), u16, u16, u16,
-              st.sampled_from(["NONE", "STALL"]), st.none() | mid, st.none() | u16),
-    st.builds(Report, u16, hex8, st.just("RUN"), u16, u16, u16, st.just("NONE"), st.none(), st.none(),
-              st.lists(motor, max_size=6, unique=True).map(tuple), st.integers(20, 10000)),
+    st.builds(
+        Report,
+        st.none() | u16,
+        hex8,
+        st.sampled_from(["IDLE", "READY", "RUN", "FAULT"]),
+        u16,
+        u16,
+        u16,
+        st.sampled_from(["NONE", "STALL"]),
+        st.none() | mid,
+        st.none() | u16,
+    ),
+    st.builds(
+        Report,
+        u16,
+        hex8,
+        st.just("RUN"),
+        u16,
+        u16,
+        u16,
+        st.just("NONE"),
+        st.none(),
+        st.none(),
+        st.lists(motor, max_size=6, unique=True).map(tuple),
+        st.integers(20, 10000),
+    ),
     st.builds(EstopReply, u16, u16),
 )
 
@@ -153,12 +213,13 @@ def test_sequence_numbers_wrap():
 
 # ---------------------------------------------------------------- fuzzing the decoder
 
+
 def _check_items(items):
     for item in items:
         assert isinstance(item, (Frame, Text, DecodeError))
         if isinstance(item, Frame):
             for parse in (parse_host, parse_device):
-                assert parse(item) is not None       # a message or a DecodeError, never an exception
+                assert parse(item) is not None  # a message or a DecodeError, never an exception
 
 
 @FUZZ
@@ -166,7 +227,7 @@ def _check_items(items):
 def test_random_bytes_never_raise(data, cuts):
     decoder, position = Decoder(), 0
     for cut in cuts:
-        _check_items(decoder.feed(data[position:position + cut]))
+        _check_items(decoder.feed(data[position : position + cut]))
         position += cut
     _check_items(decoder.feed(data[position:] + b"\n"))
 
@@ -183,11 +244,11 @@ def test_mutated_frames_never_raise(messages, data):
         elif kind == "insert":
             stream[i:i] = data.draw(st.binary(min_size=1, max_size=8))
         elif kind == "delete":
-            del stream[i:i + data.draw(st.integers(1, 8))]
+            del stream[i : i + data.draw(st.integers(1, 8))]
         elif kind == "truncate":
             del stream[i:]
         else:
-            stream[i:i] = stream[i:i + data.draw(st.integers(1, 30))]
+            stream[i:i] = stream[i : i + data.draw(st.integers(1, 30))]
     _check_items(Decoder().feed(bytes(stream)))
 
 
@@ -195,7 +256,7 @@ def test_mutated_frames_never_raise(messages, data):
 @given(st.one_of(host_messages, device_messages), st.data())
 def test_any_single_damaged_byte_is_caught(message, data):
     frame = bytearray(message.encode())
-    i = data.draw(st.integers(0, len(frame) - 2))          # not the newline
+    i = data.draw(st.integers(0, len(frame) - 2))  # not the newline
     frame[i] = (frame[i] + data.draw(st.integers(1, 255))) % 256
     frames = [item for item in Decoder().feed(bytes(frame)) if isinstance(item, Frame)]
     # caught, or turned into a '#' text line, or a checksum digit changed case (the same frame)
@@ -214,35 +275,43 @@ def test_log_escaping_round_trips_and_describe_never_raises(raw):
 
 # ---------------------------------------------------------------- the command set
 
-@pytest.mark.parametrize("verb,args,expected", [
-    ("TURN", ("3", "R", "1"), Step("TURN", 3, (("R", 1),))),
-    ("TURN", ("3", "R", "-2"), Step("TURN", 3, (("R", -2),))),
-    ("PAIR", ("4", "U", "1", "D", "-1"), Step("PAIR", 4, (("U", 1), ("D", -1)))),
-    ("HOME", ("5",), Step("HOME", 5)),
-    ("ENABLE", ("6", "U", "R"), Step("ENABLE", 6, motors=("U", "R"))),
-    ("SPEED", ("7", "120"), Step("SPEED", 7, quarter_ms=120)),
-])
+
+@pytest.mark.parametrize(
+    "verb,args,expected",
+    [
+        ("TURN", ("3", "R", "1"), Step("TURN", 3, (("R", 1),))),
+        ("TURN", ("3", "R", "-2"), Step("TURN", 3, (("R", -2),))),
+        ("PAIR", ("4", "U", "1", "D", "-1"), Step("PAIR", 4, (("U", 1), ("D", -1)))),
+        ("HOME", ("5",), Step("HOME", 5)),
+        ("ENABLE", ("6", "U", "R"), Step("ENABLE", 6, motors=("U", "R"))),
+        ("SPEED", ("7", "120"), Step("SPEED", 7, quarter_ms=120)),
+    ],
+)
 def test_steps_parse_and_print(verb, args, expected):
     step = parse_step(verb, args, SIX_AXIS)
     assert step == expected and step.args() == args
 
 
-@pytest.mark.parametrize("verb,args,code,words", [
-    ("SPIN", ("1",), "BADCMD", "unknown command"),
-    ("TURN", ("0", "U", "1"), "BADARG", "motion id"),
-    ("TURN", ("1", "X", "1"), "BADARG", "unknown motor 'X'"),
-    ("TURN", ("1", "U", "3"), "BADARG", "-2 -1 1 2"),
-    ("TURN", ("1", "U"), "BADARG", "TURN takes"),
-    ("PAIR", ("1", "U", "1", "R", "1"), "BADARG", "not an opposite pair"),
-    ("SPEED", ("1", "5"), "BADARG", "20..10000"),
-    ("HOME", ("1", "U", "U"), "BADARG", "at most once"),
-])
+@pytest.mark.parametrize(
+    "verb,args,code,words",
+    [
+        ("SPIN", ("1",), "BADCMD", "unknown command"),
+        ("TURN", ("0", "U", "1"), "BADARG", "motion id"),
+        ("TURN", ("1", "X", "1"), "BADARG", "unknown motor 'X'"),
+        ("TURN", ("1", "U", "3"), "BADARG", "-2 -1 1 2"),
+        ("TURN", ("1", "U"), "BADARG", "TURN takes"),
+        ("PAIR", ("1", "U", "1", "R", "1"), "BADARG", "not an opposite pair"),
+        ("SPEED", ("1", "5"), "BADARG", "20..10000"),
+        ("HOME", ("1", "U", "U"), "BADARG", "at most once"),
+    ],
+)
 def test_bad_steps_name_the_problem(verb, args, code, words):
     got_code, reason = parse_step(verb, args, SIX_AXIS)
     assert got_code == code and words in reason
 
 
 # ---------------------------------------------------------------- the device's rules
+
 
 class Device:
     """The reference firmware with a hand-driven clock."""
@@ -334,10 +403,10 @@ def test_estop_is_handled_ahead_of_the_queue_and_behind_a_gap():
     device.session()
     device.send(*(turn(101 + i, 2 + i) for i in range(5)))
     device.run(0.06)
-    out = device.send(turn(107, 8), Estop(9).encode())      # 106 is missing: the ESTOP still acts
+    out = device.send(turn(107, 8), Estop(9).encode())  # 106 is missing: the ESTOP still acts
     assert out[0] == Nak(106, "SEQ") and out[1] == EstopReply(9, 2) and out[2].code == "ESTOP"
     assert device.fw.report().q == 0 and device.fw.report().fault == "ESTOP"
-    assert device.send(Estop(10).encode()) == [EstopReply(10, 2)]    # answered again, nothing else
+    assert device.send(Estop(10).encode()) == [EstopReply(10, 2)]  # answered again, nothing else
     assert not any(isinstance(m, Done) for m in device.run(0.3))
 
 
@@ -424,48 +493,64 @@ from firmware_interface.firmware import cruise_rate, profile_seconds  # noqa: E4
 from firmware_interface.steps import parse_plan  # noqa: E402
 
 
-@pytest.mark.parametrize("verb,args,expected", [
-    ("MOTOR", ("1", "U", "steps=400", "rate=8000", "accel=2000", "dir=1"),
-     Step("MOTOR", 1, motors=("U",), setup=(400, 8000, 2000, 1))),
-    ("MOTOR", ("2", "B", "dir=-1", "accel=1", "rate=1", "steps=20000"),
-     Step("MOTOR", 2, motors=("B",), setup=(20000, 1, 1, -1))),
-    ("JOG", ("3", "U", "25", "D", "-32767"), Step("JOG", 3, (("U", 25), ("D", -32767)))),
-])
+@pytest.mark.parametrize(
+    "verb,args,expected",
+    [
+        (
+            "MOTOR",
+            ("1", "U", "steps=400", "rate=8000", "accel=2000", "dir=1"),
+            Step("MOTOR", 1, motors=("U",), setup=(400, 8000, 2000, 1)),
+        ),
+        (
+            "MOTOR",
+            ("2", "B", "dir=-1", "accel=1", "rate=1", "steps=20000"),
+            Step("MOTOR", 2, motors=("B",), setup=(20000, 1, 1, -1)),
+        ),
+        ("JOG", ("3", "U", "25", "D", "-32767"), Step("JOG", 3, (("U", 25), ("D", -32767)))),
+    ],
+)
 def test_v2_steps_parse(verb, args, expected):
     step = parse_step(verb, args, SIX_AXIS, 2)
     assert step == expected
-    assert parse_step(verb, step.args(), SIX_AXIS, 2) == step       # what the host sends parses back
+    assert parse_step(verb, step.args(), SIX_AXIS, 2) == step  # what the host sends parses back
 
 
 def test_plan_parses_into_one_step_per_turn_with_consecutive_mids():
     steps = parse_step("PLAN", ("65534", "R1", "U-1", "F2", "U1D-1", "B-2"), SIX_AXIS, 2)
-    assert steps == [Step("TURN", 65534, (("R", 1),)), Step("TURN", 65535, (("U", -1),)),
-                     Step("TURN", 1, (("F", 2),)), Step("PAIR", 2, (("U", 1), ("D", -1))),
-                     Step("TURN", 3, (("B", -2),))]
+    assert steps == [
+        Step("TURN", 65534, (("R", 1),)),
+        Step("TURN", 65535, (("U", -1),)),
+        Step("TURN", 1, (("F", 2),)),
+        Step("PAIR", 2, (("U", 1), ("D", -1))),
+        Step("TURN", 3, (("B", -2),)),
+    ]
     assert [s.plan_token() for s in steps] == ["R1", "U-1", "F2", "U1D-1", "B-2"]
 
 
-@pytest.mark.parametrize("verb,args,words", [
-    ("MOTOR", ("1", "U", "steps=400", "rate=8000", "accel=2000"), "MOTOR takes"),
-    ("MOTOR", ("1", "U", "steps=0", "rate=8000", "accel=2000", "dir=1"), "steps must be 1..20000"),
-    ("MOTOR", ("1", "U", "steps=400", "rate=40001", "accel=2000", "dir=1"), "rate must be 1..40000"),
-    ("MOTOR", ("1", "U", "steps=400", "rate=800", "accel=0", "dir=1"), "accel must be 1..65535"),
-    ("MOTOR", ("1", "U", "steps=400", "rate=800", "accel=5", "dir=2"), "dir must be 1 or -1"),
-    ("MOTOR", ("1", "U", "steps=400", "steps=400", "accel=5", "dir=1"), "given twice"),
-    ("MOTOR", ("1", "U", "steps=400", "speed=400", "accel=5", "dir=1"), "MOTOR takes"),
-    ("MOTOR", ("1", "X", "steps=400", "rate=800", "accel=5", "dir=1"), "unknown motor 'X'"),
-    ("PLAN", ("1",), "one or more turns"),
-    ("PLAN", ("1", "R1", "X1"), "turn 2 'X1': unknown motor"),
-    ("PLAN", ("1", "R3"), "turn 1 'R3'"),
-    ("PLAN", ("1", "U1R1"), "not an opposite pair"),
-    ("PLAN", ("1", "R1*"), "turn 1"),
-    ("PLAN", ("1", *["R1"] * 49), "at most 48"),
-    ("PLAN", ("0", "R1"), "motion id"),
-    ("JOG", ("1", "U"), "JOG takes"),
-    ("JOG", ("1", "U", "0"), "not 0"),
-    ("JOG", ("1", "U", "40000"), "-32767..32767"),
-    ("JOG", ("1", "U", "5", "U", "6"), "more than once"),
-])
+@pytest.mark.parametrize(
+    "verb,args,words",
+    [
+        ("MOTOR", ("1", "U", "steps=400", "rate=8000", "accel=2000"), "MOTOR takes"),
+        ("MOTOR", ("1", "U", "steps=0", "rate=8000", "accel=2000", "dir=1"), "steps must be 1..20000"),
+        ("MOTOR", ("1", "U", "steps=400", "rate=40001", "accel=2000", "dir=1"), "rate must be 1..40000"),
+        ("MOTOR", ("1", "U", "steps=400", "rate=800", "accel=0", "dir=1"), "accel must be 1..65535"),
+        ("MOTOR", ("1", "U", "steps=400", "rate=800", "accel=5", "dir=2"), "dir must be 1 or -1"),
+        ("MOTOR", ("1", "U", "steps=400", "steps=400", "accel=5", "dir=1"), "given twice"),
+        ("MOTOR", ("1", "U", "steps=400", "speed=400", "accel=5", "dir=1"), "MOTOR takes"),
+        ("MOTOR", ("1", "X", "steps=400", "rate=800", "accel=5", "dir=1"), "unknown motor 'X'"),
+        ("PLAN", ("1",), "one or more turns"),
+        ("PLAN", ("1", "R1", "X1"), "turn 2 'X1': unknown motor"),
+        ("PLAN", ("1", "R3"), "turn 1 'R3'"),
+        ("PLAN", ("1", "U1R1"), "not an opposite pair"),
+        ("PLAN", ("1", "R1*"), "turn 1"),
+        ("PLAN", ("1", *["R1"] * 49), "at most 48"),
+        ("PLAN", ("0", "R1"), "motion id"),
+        ("JOG", ("1", "U"), "JOG takes"),
+        ("JOG", ("1", "U", "0"), "not 0"),
+        ("JOG", ("1", "U", "40000"), "-32767..32767"),
+        ("JOG", ("1", "U", "5", "U", "6"), "more than once"),
+    ],
+)
 def test_bad_v2_steps_name_the_problem(verb, args, words):
     got_code, reason = parse_step(verb, args, SIX_AXIS, 2)
     assert got_code == "BADARG" and words in reason
@@ -483,14 +568,14 @@ def test_plan_turn_limit_is_the_device_plan_size():
 
 def test_a_v2_device_negotiates():
     device = Device()
-    assert device.take()[0].proto == 2                                    # BOOT says the highest version
+    assert device.take()[0].proto == 2  # BOOT says the highest version
     reply = device.send(Hello(2, "0000ABCD", 1).encode())[0]
     assert reply.proto == 2 and reply.plan == 16 and reply.rate == 40000  # plan never above the queue (16)
-    old = device.send(Hello(1, "00001111", 1).encode())[0]                # an older host: a v1 session
+    old = device.send(Hello(1, "00001111", 1).encode())[0]  # an older host: a v1 session
     assert old.proto == 1 and old.plan is None and old.rate is None and device.fw.session == "00001111"
     rejected = Rej(1, "BADCMD", "unknown command 'PLAN' in a version-1 session")
     assert device.send(Command(1, "PLAN", ("1", "R1")).encode())[0] == rejected
-    future = device.send(Hello(3, "00002222", 1).encode())[0]             # a newer host: no session
+    future = device.send(Hello(3, "00002222", 1).encode())[0]  # a newer host: no session
     assert future == HelloReply("00002222", 2, "robotd-sim/1.0") and device.fw.session == "00001111"
     assert Device(queue=64).send(Hello(2, "0000ABCD", 1).encode())[-1].plan == 48
 
@@ -508,16 +593,16 @@ def test_a_v1_only_device_answers_exactly_as_before():
 def test_plan_is_all_or_nothing_and_one_done_per_turn():
     device = Device(quarter_ms=0, half_ms=0, queue=6)
     device.session(proto=2)
-    device.run(0.01)                                                      # ENABLE ran
+    device.run(0.01)  # ENABLE ran
     out = device.send(Command(101, "PLAN", ("2", "R1", "U2", "X1")).encode())
     assert out[0].code == "BADARG" and "turn 3 'X1'" in out[0].detail and device.fw.report().q == 0
     device.send(Command(102, "CLEAR").encode())
-    out = device.send(Command(103, "PLAN", ("2", *["R1"] * 6)).encode())   # fills the queue of 6
+    out = device.send(Command(103, "PLAN", ("2", *["R1"] * 6)).encode())  # fills the queue of 6
     assert out == [Ack(103)]
     dones = [m for m in device.run(0.05) if isinstance(m, Done)]
     assert [d.mid for d in dones] == [2, 3, 4, 5, 6, 7]
     assert device.fw.cube.facelets == apply(solved_facelets(3), "R " * 6)
-    device.send(Command(104, "TURN", ("8", "U", "1")).encode())           # one place taken, 6 sent: QFULL
+    device.send(Command(104, "TURN", ("8", "U", "1")).encode())  # one place taken, 6 sent: QFULL
     out = device.send(Command(105, "PLAN", ("9", *["R1"] * 6)).encode())
     assert out[0].code == "QFULL" and device.fw.report().fault == "QFULL"
 
@@ -525,14 +610,14 @@ def test_plan_is_all_or_nothing_and_one_done_per_turn():
 def test_motor_setup_sets_the_turn_time_and_jog_moves_no_face():
     device = Device(quarter_ms=80, half_ms=130)
     device.session(proto=2)
-    assert device.fw.move_ms("TURN", "U", 1) == 80                       # never set up: MotorTiming
+    assert device.fw.move_ms("TURN", "U", 1) == 80  # never set up: MotorTiming
     device.send(Command(101, "MOTOR", ("2", "U", "steps=400", "rate=2000", "accel=100", "dir=-1")).encode())
     device.run(0.01)
     assert device.fw.motor_setup["U"] == (400, 2000, 100, -1)
     # A = 10000 steps/s², v = 2000: a quarter turn of 400 steps takes 400/2000 + 2000/10000 = 0.4 s
     assert device.fw.move_ms("TURN", "U", 1) == pytest.approx(400)
     assert device.fw.move_ms("TURN", "U", 2) == pytest.approx(600)
-    assert device.fw.move_ms("JOG", "U", 25) == pytest.approx(100)       # a triangle: 2·sqrt(25/10000)
+    assert device.fw.move_ms("JOG", "U", 25) == pytest.approx(100)  # a triangle: 2·sqrt(25/10000)
     device.send(Command(102, "JOG", ("3", "U", "25", "R", "-10")).encode())
     assert [m for m in device.run(0.2) if isinstance(m, Done)] == [Done(3)]
     assert device.fw.executed[-1] == Step("JOG", 3, (("U", 25), ("R", -10)))
@@ -541,10 +626,10 @@ def test_motor_setup_sets_the_turn_time_and_jog_moves_no_face():
 
 def test_the_profile_honours_speed():
     assert profile_seconds(400, 2000, 10000) == pytest.approx(0.4)
-    assert profile_seconds(100, 2000, 10000) == pytest.approx(0.2)       # triangle: 2·sqrt(100/10000)
-    v = cruise_rate(400, 40000, 1e6, 0.5)                                 # fast motor, slow SPEED
+    assert profile_seconds(100, 2000, 10000) == pytest.approx(0.2)  # triangle: 2·sqrt(100/10000)
+    v = cruise_rate(400, 40000, 1e6, 0.5)  # fast motor, slow SPEED
     assert v < 40000 and profile_seconds(400, v, 1e6) == pytest.approx(0.5)
-    assert cruise_rate(400, 2000, 10000, 0.1) == 2000                     # SPEED faster than the motor can
+    assert cruise_rate(400, 2000, 10000, 0.1) == 2000  # SPEED faster than the motor can
 
 
 @pytest.mark.parametrize("stop", ["estop", "hostlost"])

@@ -7,8 +7,12 @@ import pytest
 from robot_doubles import KEY, acting_daemon, make_daemon, wait_done
 from test_robot_web import LOCAL, NETWORK, dashboard, serving_client
 
-ACTIONS = [("/api/rig/home", None, "home"), ("/api/rig/motors", {"enabled": False}, "motors off"),
-           ("/api/rig/motors", {"enabled": True}, "motors on"), ("/api/rig/reconnect", None, "reconnect")]
+ACTIONS = [
+    ("/api/rig/home", None, "home"),
+    ("/api/rig/motors", {"enabled": False}, "motors off"),
+    ("/api/rig/motors", {"enabled": True}, "motors on"),
+    ("/api/rig/reconnect", None, "reconnect"),
+]
 
 
 @pytest.fixture
@@ -33,9 +37,13 @@ def test_each_rig_action_is_done_and_said_in_words(acting, path, body, action):
     assert reply.json()["action"] == action and reply.json()["outcome"] == "done" and reply.json()["message"]
     assert rig.done == [action]
     assert event["kind"] == "rig" and event["run_id"] is None
-    assert event["data"] == {"action": action, "outcome": "done", "message": reply.json()["message"],
-                             "seconds": reply.json()["seconds"]}
-    assert acting.daemon.history.list_runs(10, 0, None) == []      # not a run
+    assert event["data"] == {
+        "action": action,
+        "outcome": "done",
+        "message": reply.json()["message"],
+        "seconds": reply.json()["seconds"],
+    }
+    assert acting.daemon.history.list_runs(10, 0, None) == []  # not a run
 
 
 def test_motors_off_shows_in_the_status(acting):
@@ -45,10 +53,15 @@ def test_motors_off_shows_in_the_status(acting):
     assert acting.get("/api/status").json()["motors_on"] is True
 
 
-@pytest.mark.parametrize("body, words", [({}, "enabled: Field required"),
-                                         ({"enabled": "false"}, "enabled: Input should be"),
-                                         ({"enabled": 0}, "enabled: Input should be"),
-                                         ({"enabled": True, "speed": 1}, "speed: Extra inputs")])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({}, "enabled: Field required"),
+        ({"enabled": "false"}, "enabled: Input should be"),
+        ({"enabled": 0}, "enabled: Input should be"),
+        ({"enabled": True, "speed": 1}, "speed: Extra inputs"),
+    ],
+)
 def test_a_bad_motors_body_is_422_naming_the_field(acting, body, words):
     reply = acting.post("/api/rig/motors", json=body)
     assert reply.status_code == 422 and reply.json()["detail"].startswith(words), reply.json()

@@ -44,8 +44,9 @@ def test_values_are_read_and_checked(tmp_path):
 def test_unknown_key_names_file_line_and_key(tmp_path):
     path = write(tmp_path, "[rig]\nquarter_turn_s = 0.1\n\nquater_turn_s = 0.2\n")
     config = Config.load(path)
-    with pytest.raises(ConfigError,
-                       match=r"robotd.toml:4: \[rig\] quater_turn_s: unknown option \(known here: .*quarter_turn_s"):
+    with pytest.raises(
+        ConfigError, match=r"robotd.toml:4: \[rig\] quater_turn_s: unknown option \(known here: .*quarter_turn_s"
+    ):
         rig_from_config(config.section("rig"))
 
 
@@ -55,18 +56,23 @@ def test_unknown_section(tmp_path):
         config.check_unused()
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[rig]\nquarter_turn_s = 'fast'\n", r":2: \[rig\] quarter_turn_s: must be a number, not 'fast'"),
-    ("[rig]\nquarter_turn_s = -1\n", r":2: \[rig\] quarter_turn_s: must be more than 0"),
-    ("[rig]\nsimultaneous_opposite = 1\n", r"simultaneous_opposite: must be true or false"),
-    ("[rig]\nkind = 'delta'\n", r"kind: must be one of six-axis, flip-spin; got 'delta'"),
-    ("[rig.motors]\nU = 'U'\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'L'\n", r"motors: two faces share a motor"),
-    ("[rig.motors]\nU = 'U'\nR = 'R'\n", r"motors: needs all six faces; missing F, D, L, B"),
-    ("[rig.motors]\nU = 1\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'B'\n",
-     r":2: \[rig.motors\] U: must be a motor name"),
-    ("[rig.direction]\nU = 1\nR = 1\nF = 1\nD = 1\nL = 1\nX = 1\n", r":7: \[rig.direction\] X: is not a face"),
-    ("[rig.direction]\nU = 2\nR = 1\nF = 1\nD = 1\nL = 1\nB = 1\n", r":2: \[rig.direction\] U: must be 1 or -1"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[rig]\nquarter_turn_s = 'fast'\n", r":2: \[rig\] quarter_turn_s: must be a number, not 'fast'"),
+        ("[rig]\nquarter_turn_s = -1\n", r":2: \[rig\] quarter_turn_s: must be more than 0"),
+        ("[rig]\nsimultaneous_opposite = 1\n", r"simultaneous_opposite: must be true or false"),
+        ("[rig]\nkind = 'delta'\n", r"kind: must be one of six-axis, flip-spin; got 'delta'"),
+        ("[rig.motors]\nU = 'U'\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'L'\n", r"motors: two faces share a motor"),
+        ("[rig.motors]\nU = 'U'\nR = 'R'\n", r"motors: needs all six faces; missing F, D, L, B"),
+        (
+            "[rig.motors]\nU = 1\nR = 'R'\nF = 'F'\nD = 'D'\nL = 'L'\nB = 'B'\n",
+            r":2: \[rig.motors\] U: must be a motor name",
+        ),
+        ("[rig.direction]\nU = 1\nR = 1\nF = 1\nD = 1\nL = 1\nX = 1\n", r":7: \[rig.direction\] X: is not a face"),
+        ("[rig.direction]\nU = 2\nR = 1\nF = 1\nD = 1\nL = 1\nB = 1\n", r":2: \[rig.direction\] U: must be 1 or -1"),
+    ],
+)
 def test_bad_values_name_key_and_line(tmp_path, text, message):
     config = Config.load(write(tmp_path, text))
     with pytest.raises(ConfigError, match=message):
@@ -127,8 +133,7 @@ def test_a_part_that_stops_early_does_not_hide_the_others(tmp_path):
     path = write(tmp_path, "[robotd]\nlog_level = 1\n[rig.motors]\nU = 'U'\n[web]\nport = 0\n")
     with pytest.raises(ConfigError) as caught:
         load_parts(path, sim=True)
-    assert [p.split(": ", 2)[1] for p in caught.value.problems] == [
-        "[robotd] log_level", "[rig] motors", "[web] port"]
+    assert [p.split(": ", 2)[1] for p in caught.value.problems] == ["[robotd] log_level", "[rig] motors", "[web] port"]
 
 
 def test_robotd_check_prints_every_problem_without_a_traceback(tmp_path, capsys):
@@ -148,16 +153,19 @@ def test_the_daemon_refuses_a_bad_config_listing_every_problem(tmp_path, capsys)
     assert err.count("error: ") == 8 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("text, key, line", [
-    ("a = 1\n[t]\nb = 2\n", "t.b", 3),
-    ("[a.b]\n\nc = 1\n", "a.b.c", 3),
-    ("[ a . 'b c' ]\nd.e = 1\n", "a.b c.d.e", 2),
-    ('[t]\nm = { U = "U", R = { x = 1 } }\n', "t.m.R.x", 2),
-    ('[t]\nx = [\n  "[fake]",\n  1,\n]\ny = 2\n', "t.y", 6),
-    ('[t]\ns = """\n[fake]\nk = 1 """\nz = 3\n', "t.z", 5),
-    ("[[runs]]\nn = 1\n[[runs]]\nn = 2\nm = 3\n", "runs.m", 5),
-    ('[t]\n"q.k" = 1  # c = 2\nw = \'a#b\'\n', "t.w", 3),
-])
+@pytest.mark.parametrize(
+    "text, key, line",
+    [
+        ("a = 1\n[t]\nb = 2\n", "t.b", 3),
+        ("[a.b]\n\nc = 1\n", "a.b.c", 3),
+        ("[ a . 'b c' ]\nd.e = 1\n", "a.b c.d.e", 2),
+        ('[t]\nm = { U = "U", R = { x = 1 } }\n', "t.m.R.x", 2),
+        ('[t]\nx = [\n  "[fake]",\n  1,\n]\ny = 2\n', "t.y", 6),
+        ('[t]\ns = """\n[fake]\nk = 1 """\nz = 3\n', "t.z", 5),
+        ("[[runs]]\nn = 1\n[[runs]]\nn = 2\nm = 3\n", "runs.m", 5),
+        ("[t]\n\"q.k\" = 1  # c = 2\nw = 'a#b'\n", "t.w", 3),
+    ],
+)
 def test_key_lines_follow_toml_structure(text, key, line):
     assert key_lines(text)[key] == line
 
@@ -172,10 +180,14 @@ def test_log_file_options_are_checked(tmp_path):
         load_parts(path, sim=True)
     assert [p.split(": ", 2)[1:] for p in caught.value.problems] == [
         ["[robotd] log_max_mb", "applies only with log_file set"],
-        ["[robotd] log_backups", "applies only with log_file set"]]
+        ["[robotd] log_backups", "applies only with log_file set"],
+    ]
     path = write(tmp_path, f"[robotd]\nlog_file = '{tmp_path}/robotd.log'\nlog_max_mb = 0\nlog_backups = 0\n")
-    with pytest.raises(ConfigError, match=r":3: \[robotd\] log_max_mb: must be at least 0.01(.|\n)*"
-                                          r":4: \[robotd\] log_backups: must be at least 1"):
+    with pytest.raises(
+        ConfigError,
+        match=r":3: \[robotd\] log_max_mb: must be at least 0.01(.|\n)*"
+        r":4: \[robotd\] log_backups: must be at least 1",
+    ):
         load_parts(path, sim=True)
 
 
@@ -282,8 +294,10 @@ def test_mistakes_in_many_tables_are_all_reported_with_their_lines(tmp_path):
     path = write(tmp_path, SEVERAL_SECTIONS)
     with pytest.raises(ConfigError) as caught:
         load_parts(path, sim=True)
-    marlin_timing = ("boot_timeout, busy_silence, estop_retry, estop_timeout, poll, probe_after, query_timeout, "
-                     "reopen_pause, settle, silence, sync_interval, write_timeout")
+    marlin_timing = (
+        "boot_timeout, busy_silence, estop_retry, estop_timeout, poll, probe_after, query_timeout, "
+        "reopen_pause, settle, silence, sync_interval, write_timeout"
+    )
     assert caught.value.problems == [
         f"{path}:2: [robotd] log_level: must be one of debug, info, warning, error; got 'loud'",
         f"{path}:5: [rig] quarter_turn_s: must be more than 0; got 0",
@@ -305,7 +319,9 @@ def test_mistakes_in_many_tables_are_all_reported_with_their_lines(tmp_path):
 
 
 def test_checks_across_keys_and_tables_are_reported_with_the_field_errors(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 [rig]
 kind = "flip-spin"
 spin_half_s = 0.1
@@ -321,7 +337,8 @@ silence = 0
 cameras = "flip"
 [sim.faults]
 stall = ["U"]
-""")
+""",
+    )
     with pytest.raises(ConfigError) as caught:
         load_parts(path, sim=True)
     assert [p.removeprefix(f"{path}:") for p in caught.value.problems] == [
@@ -335,22 +352,39 @@ stall = ["U"]
     ]
 
 
-@pytest.mark.parametrize("table, key", [
-    ("robotd", "log_levle"), ("solver", "budget"), ("run", "retries"), ("rig", "quater_turn_s"),
-    ("rig.stepper", "speed"), ("controller", "kinds"), ("controller.marlin", "speed"),
-    ("controller.marlin.timing", "silense"), ("controller.maestro.spin", "angle"),
-    ("controller.maestro.timing", "silense"), ("serial", "prot"), ("serial.timing", "ack"), ("sim", "seed"),
-    ("sim.faults", "dorp"), ("sim.faults.to_device", "dorp"), ("sim.motors", "turn_ms"), ("web", "hots"),
-    ("vision", "view"), ("camera.top", "exposre"),
-])
+@pytest.mark.parametrize(
+    "table, key",
+    [
+        ("robotd", "log_levle"),
+        ("solver", "budget"),
+        ("run", "retries"),
+        ("rig", "quater_turn_s"),
+        ("rig.stepper", "speed"),
+        ("controller", "kinds"),
+        ("controller.marlin", "speed"),
+        ("controller.marlin.timing", "silense"),
+        ("controller.maestro.spin", "angle"),
+        ("controller.maestro.timing", "silense"),
+        ("serial", "prot"),
+        ("serial.timing", "ack"),
+        ("sim", "seed"),
+        ("sim.faults", "dorp"),
+        ("sim.faults.to_device", "dorp"),
+        ("sim.motors", "turn_ms"),
+        ("web", "hots"),
+        ("vision", "view"),
+        ("camera.top", "exposre"),
+    ],
+)
 def test_an_unknown_key_in_any_table_is_refused_with_its_line(tmp_path, table, key):
     needs = {"rig.stepper": "steps_per_quarter = 400\nmax_rate = 100\naccel = 5\n", "camera.top": "index = 0\n"}
     path = write(tmp_path, f"[{table}]\n{needs.get(table, '')}{key} = 1\n")
     with pytest.raises(ConfigError) as caught:
         load_parts(path, sim=True)
     line = 2 + needs.get(table, "").count("\n")
-    assert any(p.startswith(f"{path}:{line}: [{table}] {key}: unknown option (known here: ")
-               for p in caught.value.problems), caught.value.problems
+    assert any(
+        p.startswith(f"{path}:{line}: [{table}] {key}: unknown option (known here: ") for p in caught.value.problems
+    ), caught.value.problems
 
 
 def test_without_collect_mode_a_table_raises_all_its_problems_together(tmp_path):
@@ -358,7 +392,10 @@ def test_without_collect_mode_a_table_raises_all_its_problems_together(tmp_path)
     with pytest.raises(ConfigError) as caught:
         rig_from_config(config.section("rig"))
     assert [p.split(": ", 2)[1] for p in caught.value.problems] == [
-        "[rig] quarter_turn_s", "[rig] settle_s", "[rig] bogus"]
+        "[rig] quarter_turn_s",
+        "[rig] settle_s",
+        "[rig] bogus",
+    ]
 
 
 def test_the_command_line_overrides_are_checked_as_the_file_would_be(tmp_path):
@@ -372,8 +409,11 @@ def _toml_blocks(path: Path) -> list[str]:
     return [block for block in blocks if set(tomllib.loads(block)) <= set(SECTIONS)]
 
 
-EXAMPLES = [(path.name, n, block) for path in sorted(Path("docs").glob("*.md")) + [Path("README.md")]
-            for n, block in enumerate(_toml_blocks(path))]
+EXAMPLES = [
+    (path.name, n, block)
+    for path in sorted(Path("docs").glob("*.md")) + [Path("README.md")]
+    for n, block in enumerate(_toml_blocks(path))
+]
 
 
 def test_the_documents_show_example_configs():
@@ -402,16 +442,24 @@ def test_the_api_and_the_config_share_their_fields():
         config_schema = SimTable.model_json_schema()["properties"][config]
         words = ("default", "description", "title")
         assert {k: v for k, v in api_schema.items() if k not in words} == {
-            k: v for k, v in config_schema.items() if k not in words}
+            k: v for k, v in config_schema.items() if k not in words
+        }
 
 
 def test_the_log_file_gets_the_runs_of_robotd_once(tmp_path):
     log = tmp_path / "logs" / "robotd.log"
-    path = write(tmp_path, f'[robotd]\ndata_dir = "{tmp_path / "data"}"\nlog_file = "{log}"\n'
-                           "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n")
-    done = subprocess.run([sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2",
-                           "--seed", "3"], capture_output=True, text=True, timeout=120)
+    path = write(
+        tmp_path,
+        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\nlog_file = "{log}"\n'
+        "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     text = log.read_text()
     assert "INFO: robotd.run: run 1: scanning" in text and "INFO: robotd.run: run 1: done" in text
-    assert "solution" in text and "INFO" not in done.stderr     # stderr keeps to warnings with --once
+    assert "solution" in text and "INFO" not in done.stderr  # stderr keeps to warnings with --once

@@ -34,8 +34,8 @@ def test_kill_9_during_a_run_marks_it_interrupted(tmp_path):
     """)
     result = subprocess.run([sys.executable, "-c", script], cwd=os.getcwd())
     assert result.returncode == -9
-    assert History(path).interrupted_at_open == 0      # a reader decides nothing
-    history = History(path, recover=True)               # the owner of the data directory does
+    assert History(path).interrupted_at_open == 0  # a reader decides nothing
+    history = History(path, recover=True)  # the owner of the data directory does
     assert history.interrupted_at_open == 1
     run = history.list_runs()[0]
     assert run["outcome"] == "interrupted" and "power loss" in run["error"]

@@ -20,7 +20,7 @@ from robot.web_guard import INTENT_HEADER, RequestGuard
 from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
 from solver.puzzles.cube.notation import MOVE_NAMES
 
-LOCAL = WebSettings(allowed_hosts=("testserver",))    # TestClient's requests say Host: testserver
+LOCAL = WebSettings(allowed_hosts=("testserver",))  # TestClient's requests say Host: testserver
 NETWORK = replace(LOCAL, host="0.0.0.0", api_key=KEY)
 
 
@@ -157,8 +157,12 @@ def test_jog_one_face_turn(jog_client):
 def test_bad_jogs_get_readable_4xx(jog_client):
     reply = jog_client.post("/api/jog", json={"command": "R U"})
     assert reply.status_code == 400 and "'R U': 2 moves; give one face turn" in reply.json()["detail"]
-    for body, words in (({}, "command: Field required"), ({"command": "R", "speed": 2}, "speed: Extra inputs"),
-                        ({"command": 3}, "command:"), ({"command": ""}, "command:")):
+    for body, words in (
+        ({}, "command: Field required"),
+        ({"command": "R", "speed": 2}, "speed: Extra inputs"),
+        ({"command": 3}, "command:"),
+        ({"command": ""}, "command:"),
+    ):
         reply = jog_client.post("/api/jog", json=body)
         assert reply.status_code == 422 and words in reply.json()["detail"], body
     assert jog_client.post("/api/jog", content=b"R", headers={"Content-Type": "text/plain"}).status_code == 422
@@ -221,8 +225,12 @@ def test_no_overlay_from_a_rig_that_keeps_no_scans(client):
 
 # ---------------------------------------------------------------- request checks: origin, Host, size, input
 
-CHANGES = [("post", "/api/runs", {"seed": 1}), ("post", "/api/jog", {"command": "R"}), ("post", "/api/stop", None),
-           ("put", "/api/calibration", {"views": {}})]
+CHANGES = [
+    ("post", "/api/runs", {"seed": 1}),
+    ("post", "/api/jog", {"command": "R"}),
+    ("post", "/api/stop", None),
+    ("put", "/api/calibration", {"views": {}}),
+]
 
 
 @pytest.mark.parametrize("settings", [LOCAL, NETWORK], ids=["loopback", "network"])
@@ -233,40 +241,65 @@ def test_a_change_without_the_dashboards_header_is_403(tmp_path, settings, metho
         reply = client.request(method.upper(), path, json=body)
         assert reply.status_code == 403 and "needs the header 'X-Robotd: 1'" in reply.json()["detail"]
         # what a cross-origin page's auto-submitted empty form sends
-        form = client.post(path, content=b"", headers={"Origin": "http://evil.example",
-                                                       "Content-Type": "application/x-www-form-urlencoded"})
+        form = client.post(
+            path,
+            content=b"",
+            headers={"Origin": "http://evil.example", "Content-Type": "application/x-www-form-urlencoded"},
+        )
         assert form.status_code == 403 and "comes from another site" in form.json()["detail"]
         assert daemon.history.list_runs(10, 0, None) == [] and daemon.runner.phase == "idle"
     daemon.close()
 
 
-@pytest.mark.parametrize("header, value", [("Origin", "http://evil.example"), ("Origin", "null"),
-                                           ("Origin", "http://testserver.evil.example"),
-                                           ("Referer", "http://evil.example/robot.html")])
+@pytest.mark.parametrize(
+    "header, value",
+    [
+        ("Origin", "http://evil.example"),
+        ("Origin", "null"),
+        ("Origin", "http://testserver.evil.example"),
+        ("Referer", "http://evil.example/robot.html"),
+    ],
+)
 def test_a_change_from_another_site_is_403_even_with_the_header(client, header, value):
     reply = client.post("/api/runs", json={"seed": 1}, headers={header: value})
     assert reply.status_code == 403
-    assert reply.json()["detail"] == (f"refused: the request comes from another site ({header} {value!r}), "
-                                      "neither this dashboard nor one of [web] cors_origins")
+    assert reply.json()["detail"] == (
+        f"refused: the request comes from another site ({header} {value!r}), "
+        "neither this dashboard nor one of [web] cors_origins"
+    )
     assert client.daemon.runner.phase == "idle"
 
 
 def test_a_change_from_the_dashboards_own_origin_or_a_cors_origin_passes(tmp_path):
     daemon = make_daemon(tmp_path)
-    settings = web_settings(Config({"web": {"cors_origins": ["http://Laptop.local:3000/"],
-                                            "allowed_hosts": ["testserver"]}}).section("web"))
+    settings = web_settings(
+        Config({"web": {"cors_origins": ["http://Laptop.local:3000/"], "allowed_hosts": ["testserver"]}}).section("web")
+    )
     assert settings.cors_origins == ("http://laptop.local:3000",)
     with dashboard(daemon, settings) as client:
-        for headers in ({"Origin": "http://testserver"}, {"Referer": "http://testserver/#history"},
-                        {"Origin": "http://laptop.local:3000"}):
+        for headers in (
+            {"Origin": "http://testserver"},
+            {"Referer": "http://testserver/#history"},
+            {"Origin": "http://laptop.local:3000"},
+        ):
             assert client.post("/api/stop", headers=headers).status_code == 200, headers
-        preflight = client.options("/api/runs", headers={"Origin": "http://laptop.local:3000",
-                                                         "Access-Control-Request-Method": "POST",
-                                                         "Access-Control-Request-Headers": "x-robotd"})
+        preflight = client.options(
+            "/api/runs",
+            headers={
+                "Origin": "http://laptop.local:3000",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "x-robotd",
+            },
+        )
         assert preflight.status_code == 200
-        refused = client.options("/api/runs", headers={"Origin": "http://evil.example",
-                                                       "Access-Control-Request-Method": "POST",
-                                                       "Access-Control-Request-Headers": "x-robotd"})
+        refused = client.options(
+            "/api/runs",
+            headers={
+                "Origin": "http://evil.example",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "x-robotd",
+            },
+        )
         assert refused.status_code == 400 and "access-control-allow-origin" not in refused.headers
     daemon.close()
 
@@ -280,8 +313,19 @@ def test_the_event_stream_refuses_another_sites_page(client):
         assert socket.receive_json()["kind"] == "snapshot"
 
 
-@pytest.mark.parametrize("host", ["localhost:8080", "LOCALHOST", "127.0.0.1:8080", "[::1]:8080", "[::1]",
-                                  "[0:0:0:0:0:0:0:1]:80", "robot.local:8080", "192.168.1.20"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost:8080",
+        "LOCALHOST",
+        "127.0.0.1:8080",
+        "[::1]:8080",
+        "[::1]",
+        "[0:0:0:0:0:0:0:1]:80",
+        "robot.local:8080",
+        "192.168.1.20",
+    ],
+)
 def test_the_hosts_robotd_answers_to(tmp_path, host):
     daemon = make_daemon(tmp_path)
     config = {"host": "192.168.1.20", "api_key": KEY, "allowed_hosts": ["Robot.local"]}
@@ -290,30 +334,46 @@ def test_the_hosts_robotd_answers_to(tmp_path, host):
     daemon.close()
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io",
-                                  "[::1", "[robot.local]", "localhost:port", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:8080",
+        "localhost.evil.example",
+        "127.0.0.1.nip.io",
+        "[::1",
+        "[robot.local]",
+        "localhost:port",
+        "",
+    ],
+)
 def test_any_other_host_is_400(client, host):
     for method in ("GET", "POST"):
         reply = client.request(method, "/api/status" if method == "GET" else "/api/stop", headers={"Host": host})
         assert reply.status_code == 400, (method, host)
-        assert reply.json()["detail"] == (f"Host {host!r} is not a name robotd answers to (it answers to "
-                                          "127.0.0.1, ::1, localhost, testserver and any IP address; "
-                                          "add other names to [web] allowed_hosts)")
+        assert reply.json()["detail"] == (
+            f"Host {host!r} is not a name robotd answers to (it answers to "
+            "127.0.0.1, ::1, localhost, testserver and any IP address; "
+            "add other names to [web] allowed_hosts)"
+        )
     assert client.daemon.runner.phase == "idle"
 
 
-@pytest.mark.parametrize("key, value, words", [
-    ("allowed_hosts", ["http://robot.local"], "'http://robot.local' is not a host name or address"),
-    ("allowed_hosts", ["robot.local:8080"], "'robot.local:8080' is not a host name or address"),
-    ("allowed_hosts", [3], "3 is not a host name or address"),
-    ("allowed_hosts", "robot.local", "must be a list"),
-    ("cors_origins", ["laptop.local"], "'laptop.local' is not an origin"),
-    ("cors_origins", ["http://laptop.local/app"], "'http://laptop.local/app' is not an origin"),
-    ("max_body_bytes", 100, "must be at least 1024"),
-    ("max_body_bytes", "64k", "must be a whole number"),
-    ("behind_proxy", "yes", "must be true or false"),
-    ("api_docs", 1, "must be true or false"),
-])
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("allowed_hosts", ["http://robot.local"], "'http://robot.local' is not a host name or address"),
+        ("allowed_hosts", ["robot.local:8080"], "'robot.local:8080' is not a host name or address"),
+        ("allowed_hosts", [3], "3 is not a host name or address"),
+        ("allowed_hosts", "robot.local", "must be a list"),
+        ("cors_origins", ["laptop.local"], "'laptop.local' is not an origin"),
+        ("cors_origins", ["http://laptop.local/app"], "'http://laptop.local/app' is not an origin"),
+        ("max_body_bytes", 100, "must be at least 1024"),
+        ("max_body_bytes", "64k", "must be a whole number"),
+        ("behind_proxy", "yes", "must be true or false"),
+        ("api_docs", 1, "must be true or false"),
+    ],
+)
 def test_bad_security_options_are_config_errors(key, value, words):
     with pytest.raises(ConfigError, match=rf"\[web\] {key}: .*{re.escape(words)}"):
         web_settings(Config({"web": {key: value}}).section("web"))
@@ -328,12 +388,13 @@ def test_a_large_body_is_413_before_the_app_reads_it(client):
     big = b"{" + b" " * 4_000_000 + b"}"
     reply = client.put("/api/calibration", content=big, headers={"Content-Type": "application/json"})
     assert reply.status_code == 413
-    assert reply.json()["detail"] == ("request body of 4,000,002 bytes refused: "
-                                      "the limit is 65,536 bytes ([web] max_body_bytes)")
-    chunks = (b" " * 100_000 for _ in range(40))   # no Content-Length: sent chunked
+    assert reply.json()["detail"] == (
+        "request body of 4,000,002 bytes refused: the limit is 65,536 bytes ([web] max_body_bytes)"
+    )
+    chunks = (b" " * 100_000 for _ in range(40))  # no Content-Length: sent chunked
     reply = client.put("/api/calibration", content=chunks, headers={"Content-Type": "application/json"})
     assert reply.status_code == 413 and "([web] max_body_bytes)" in reply.json()["detail"]
-    small = client.put("/api/calibration", json={"views": {}})   # under the limit: the app answers
+    small = client.put("/api/calibration", json={"views": {}})  # under the limit: the app answers
     assert small.status_code == 400 and small.json()["detail"] == "this rig's calibration cannot be changed"
 
 
@@ -343,7 +404,7 @@ def test_a_streamed_body_is_cut_off_at_the_limit():
 
     async def receive():
         pulled.append(10_000)
-        return {"type": "http.request", "body": b"x" * 10_000, "more_body": True}   # never ends
+        return {"type": "http.request", "body": b"x" * 10_000, "more_body": True}  # never ends
 
     async def send(message):
         sent.append(message)
@@ -352,19 +413,25 @@ def test_a_streamed_body_is_cut_off_at_the_limit():
         raise AssertionError("the app got the request")
 
     guard = RequestGuard(app, hosts=["localhost"], origins=[], max_body_bytes=64 * 1024)
-    scope = {"type": "http", "method": "PUT", "path": "/api/calibration",
-             "headers": [(b"host", b"localhost"), (b"x-robotd", b"1"), (b"transfer-encoding", b"chunked")]}
+    scope = {
+        "type": "http",
+        "method": "PUT",
+        "path": "/api/calibration",
+        "headers": [(b"host", b"localhost"), (b"x-robotd", b"1"), (b"transfer-encoding", b"chunked")],
+    }
     asyncio.run(guard(scope, receive, send))
     assert sent[0]["status"] == 413 and sum(pulled) <= 64 * 1024 + 10_000
     assert b"request body refused after 70,000 bytes" in sent[1]["body"]
 
 
 def test_run_requests_are_checked_before_a_run_starts(client):
-    for body, words in (({"scramble": "R U X"}, "scramble: move 3 ('X' at character 5) is not a face turn"),
-                        ({"light": "disco"}, "light: Input should be 'daylight', 'tungsten'"),
-                        ({"seed": 1, "speed": 9}, "speed: Extra inputs are not permitted"),
-                        ({"seed": 2**64}, "seed: Input should be less than or equal to"),
-                        ({"moves": -1}, "moves: Input should be greater than or equal to 0")):
+    for body, words in (
+        ({"scramble": "R U X"}, "scramble: move 3 ('X' at character 5) is not a face turn"),
+        ({"light": "disco"}, "light: Input should be 'daylight', 'tungsten'"),
+        ({"seed": 1, "speed": 9}, "speed: Extra inputs are not permitted"),
+        ({"seed": 2**64}, "seed: Input should be less than or equal to"),
+        ({"moves": -1}, "moves: Input should be greater than or equal to 0"),
+    ):
         reply = client.post("/api/runs", json=body)
         assert reply.status_code == 422 and reply.json()["detail"].startswith(words), (body, reply.json())
     assert client.daemon.history.list_runs(10, 0, None) == [] and client.daemon.runner.phase == "idle"
@@ -372,16 +439,29 @@ def test_run_requests_are_checked_before_a_run_starts(client):
     wait_done(client.daemon)
 
 
-@pytest.mark.parametrize("method, path, body", [
-    ("GET", "/api/runs/" + "9" * 20, None), ("GET", "/api/runs/-1", None), ("GET", "/api/runs/1e3", None),
-    ("GET", "/api/runs?offset=" + "9" * 20, None), ("GET", "/api/runs?limit=" + "9" * 20, None),
-    ("GET", "/api/scan/overlay.png?scan=" + "9" * 30, None), ("GET", "/api/cameras/%00/frame.jpg", None),
-    ("GET", "/stream/" + "x" * 2000, None), ("POST", "/api/runs", b"[]"), ("POST", "/api/runs", b"{"),
-    ("POST", "/api/runs", b'{"puzzle": true}'), ("POST", "/api/runs", b'{"scramble": "\\u0000"}'),
-    ("POST", "/api/runs", b'{"scramble": "' + b"R " * 300 + b'"}'), ("POST", "/api/jog", b'{"command": null}'),
-    ("PUT", "/api/calibration", b'"x"'), ("PUT", "/api/calibration", b"\xff\xfe"), ("DELETE", "/api/runs/1", None),
-    ("PATCH", "/api/status", b"{}"),
-])
+@pytest.mark.parametrize(
+    "method, path, body",
+    [
+        ("GET", "/api/runs/" + "9" * 20, None),
+        ("GET", "/api/runs/-1", None),
+        ("GET", "/api/runs/1e3", None),
+        ("GET", "/api/runs?offset=" + "9" * 20, None),
+        ("GET", "/api/runs?limit=" + "9" * 20, None),
+        ("GET", "/api/scan/overlay.png?scan=" + "9" * 30, None),
+        ("GET", "/api/cameras/%00/frame.jpg", None),
+        ("GET", "/stream/" + "x" * 2000, None),
+        ("POST", "/api/runs", b"[]"),
+        ("POST", "/api/runs", b"{"),
+        ("POST", "/api/runs", b'{"puzzle": true}'),
+        ("POST", "/api/runs", b'{"scramble": "\\u0000"}'),
+        ("POST", "/api/runs", b'{"scramble": "' + b"R " * 300 + b'"}'),
+        ("POST", "/api/jog", b'{"command": null}'),
+        ("PUT", "/api/calibration", b'"x"'),
+        ("PUT", "/api/calibration", b"\xff\xfe"),
+        ("DELETE", "/api/runs/1", None),
+        ("PATCH", "/api/status", b"{}"),
+    ],
+)
 def test_no_input_gets_a_500(client, method, path, body):
     reply = client.request(method, path, content=body, headers={"Content-Type": "application/json"})
     assert 400 <= reply.status_code < 500 and isinstance(reply.json()["detail"], str), reply.text
@@ -390,8 +470,9 @@ def test_no_input_gets_a_500(client, method, path, body):
 def test_behind_a_proxy_the_key_is_required_on_loopback(tmp_path):
     with pytest.raises(ConfigError, match=r"\[web\] api_key: is required when behind_proxy is true"):
         web_settings(Config({"web": {"behind_proxy": True}}).section("web"))
-    settings = web_settings(Config({"web": {"behind_proxy": True, "api_key": KEY,
-                                            "allowed_hosts": ["testserver"]}}).section("web"))
+    settings = web_settings(
+        Config({"web": {"behind_proxy": True, "api_key": KEY, "allowed_hosts": ["testserver"]}}).section("web")
+    )
     assert settings.host == "127.0.0.1" and settings.requires_key
     daemon = make_daemon(tmp_path)
     with dashboard(daemon, settings) as client:
@@ -406,7 +487,7 @@ def test_the_api_docs_are_off_unless_configured(tmp_path):
     daemon = make_daemon(tmp_path)
     with dashboard(daemon) as client:
         assert client.get("/docs").status_code == 404 and client.get("/redoc").status_code == 404
-        assert client.get("/openapi.json").json()["info"]["title"] == "robotd"   # served locally: no CDN
+        assert client.get("/openapi.json").json()["info"]["title"] == "robotd"  # served locally: no CDN
     with dashboard(daemon, replace(LOCAL, api_docs=True)) as client:
         assert client.get("/docs").status_code == 200 and client.get("/redoc").status_code == 200
     daemon.close()
@@ -420,9 +501,15 @@ def test_every_request_of_the_page_carries_the_header():
 
 # ---------------------------------------------------------------- found by fuzzing (tests/test_web_fuzz.py)
 
-@pytest.mark.parametrize("body, words", [({"seed": "5"}, "seed: Input should be a valid integer"),
-                                         ({"moves": True}, "moves: Input should be a valid integer"),
-                                         ({"seed": 4, "puzzle": "2"}, "puzzle: Input should be 2 or 3")])
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"seed": "5"}, "seed: Input should be a valid integer"),
+        ({"moves": True}, "moves: Input should be a valid integer"),
+        ({"seed": 4, "puzzle": "2"}, "puzzle: Input should be 2 or 3"),
+    ],
+)
 def test_run_options_of_another_json_type_are_422_not_converted(client, body, words):
     """``{"moves": true}`` used to start a run scrambled by one random move."""
     reply = client.post("/api/runs", json=body)
@@ -437,9 +524,16 @@ def test_a_calibration_update_with_an_unknown_field_is_422_naming_it(client):
     assert reply.status_code == 422 and reply.json()["detail"].startswith("views: Input should be a valid dictionary")
 
 
-@pytest.mark.parametrize("method, path, allow", [("GET", "/api/stop", "POST"), ("GET", "/api/jog", "POST"),
-                                                 ("DELETE", "/api/runs/1", "GET"), ("PUT", "/api/status", "GET"),
-                                                 ("POST", "/api/calibration", "GET, PUT")])
+@pytest.mark.parametrize(
+    "method, path, allow",
+    [
+        ("GET", "/api/stop", "POST"),
+        ("GET", "/api/jog", "POST"),
+        ("DELETE", "/api/runs/1", "GET"),
+        ("PUT", "/api/status", "GET"),
+        ("POST", "/api/calibration", "GET, PUT"),
+    ],
+)
 def test_a_method_an_api_path_does_not_take_is_405_with_allow(client, method, path, allow):
     """Not the static page's 404, which said that the path does not exist."""
     reply = client.request(method, path)
@@ -454,19 +548,25 @@ def test_the_openapi_description_declares_every_refusal_with_its_body(client):
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             replies = operation["responses"]
-            assert "400" in replies, (method, path)     # every request can be refused for its Host
+            assert "400" in replies, (method, path)  # every request can be refused for its Host
             assert method == "get" or {"403", "413"} <= set(replies), (method, path)
             for code in (code for code in replies if code >= "400"):
                 assert replies[code]["content"]["application/json"]["schema"] == problem, (method, path, code)
-    images = {path: list(spec["paths"][path]["get"]["responses"]["200"]["content"])
-              for path in ("/api/cameras/{name}/frame.jpg", "/api/scan/overlay.png", "/stream/{name}")}
-    assert images == {"/api/cameras/{name}/frame.jpg": ["image/jpeg"], "/api/scan/overlay.png": ["image/png"],
-                      "/stream/{name}": ["multipart/x-mixed-replace"]}
+    images = {
+        path: list(spec["paths"][path]["get"]["responses"]["200"]["content"])
+        for path in ("/api/cameras/{name}/frame.jpg", "/api/scan/overlay.png", "/stream/{name}")
+    }
+    assert images == {
+        "/api/cameras/{name}/frame.jpg": ["image/jpeg"],
+        "/api/scan/overlay.png": ["image/png"],
+        "/stream/{name}": ["multipart/x-mixed-replace"],
+    }
 
 
 def test_dashboard_connections_send_without_waiting_for_an_ack():
     """A reply goes out in two writes (headers, body): with Nagle's algorithm on, each reply on a kept-alive
     connection waited for the client's delayed ACK, 40 ms a request."""
+
     async def accepted_nodelay() -> int:
         accepted = asyncio.get_running_loop().create_future()
 

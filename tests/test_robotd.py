@@ -45,8 +45,12 @@ def serving(tmp_path, extra="", rig=FAST_RIG):
     path = config(tmp_path, f"[web]\nport = {port}\n{extra}", rig)
     log = tmp_path / "robotd.log"
     with open(log, "w") as output:
-        process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(path), "--sim"],
-                                   stdout=output, stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "robot", "--config", str(path), "--sim"],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     try:
         deadline = time.time() + 60
         while True:
@@ -96,12 +100,15 @@ def test_frame_faults_do_not_stop_a_run(tmp_path):
     assert summary["link"].get("retransmissions", 0) + summary["link"].get("decode_errors", 0) > 0
 
 
-@pytest.mark.parametrize("faults, words", [
-    ('stall = ["R"]', "a motor stalled"),
-    ("reset_after = 4", "the motor board reset during the run"),
-    ("close_after = 4", "serial port was lost"),
-    ("silent_after = 4", "went silent"),
-])
+@pytest.mark.parametrize(
+    "faults, words",
+    [
+        ('stall = ["R"]', "a motor stalled"),
+        ("reset_after = 4", "the motor board reset during the run"),
+        ("close_after = 4", "serial port was lost"),
+        ("silent_after = 4", "went silent"),
+    ],
+)
 def test_rig_faults_end_the_run_with_a_reason_and_are_recorded(tmp_path, faults, words):
     summary = once(tmp_path, f"[sim.faults]\n{faults}\n", puzzle=2, seed=5, moves=None)
     assert summary["outcome"] == "error" and not summary["solved"]
@@ -133,8 +140,11 @@ def test_stop_mid_execution_reaches_the_firmware(tmp_path):
 def test_kill_9_during_a_run_is_marked_interrupted_at_the_next_start(tmp_path):
     slow = "[rig]\nquarter_turn_s = 0.5\nhalf_turn_s = 0.5\nsettle_s = 0.0\n"
     path = config(tmp_path, rig=slow)
-    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once",
-                                "--puzzle", "2", "--seed", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     history_path = tmp_path / "data" / "history.sqlite"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -186,8 +196,10 @@ def test_the_sample_config_is_valid():
 
 def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_path):
     path = tmp_path / "robotd.toml"
-    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 0.2\n'
-                    f'fallback = "two-phase"\nfallback_budget_s = 1.0\n{FAST_RIG}')
+    path.write_text(
+        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 0.2\n'
+        f'fallback = "two-phase"\nfallback_budget_s = 1.0\n{FAST_RIG}'
+    )
     built = assemble.build(path, sim=True, web=False)
     try:
         summary = built.once(puzzle=3, seed=7)
@@ -200,7 +212,9 @@ def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_p
     assert "candidate : two-phase in " in format_summary(summary)
 
 
-AVR_RIG = FAST_RIG + """
+AVR_RIG = (
+    FAST_RIG
+    + """
 [rig.stepper]
 steps_per_quarter = 50
 max_rate = 20000
@@ -217,6 +231,7 @@ B = 1
 [sim]
 firmware = "avr"
 """
+)
 
 
 @pytest.mark.parametrize("puzzle, faults", [(2, ""), (3, "[sim.faults]\ndrop = 0.05\ncorrupt = 0.02\nnoise = 0.02\n")])
@@ -244,7 +259,7 @@ def test_once_names_the_doubtful_stickers_and_where_the_refused_scan_is_kept(tmp
         assert main(["--config", str(path), "--sim", "--once", "--puzzle", "3", "--seed", seed]) == 1
     out = capsys.readouterr().out
     kept = list((tmp_path / "data" / "refused-scans").iterdir())
-    assert len(kept) == 1 and kept[0].name.endswith("-run2")                  # keep_refused_scans = 1
+    assert len(kept) == 1 and kept[0].name.endswith("-run2")  # keep_refused_scans = 1
     assert f"the refused scan is kept in {kept[0]}" in out
     assert f"scan kept : {kept[0]} (frames, overlay and scan.json: attach it to a bug report)" in out
     assert f"overlay   : {kept[0] / 'overlay.png'}" in out
@@ -253,8 +268,10 @@ def test_once_names_the_doubtful_stickers_and_where_the_refused_scan_is_kept(tmp
     assert json.loads((kept[0] / "scan.json").read_text())["doubtful"] == doubts[-1][12:].split(", ")
 
 
-@pytest.mark.parametrize("value, words", [("-1", "must be at least 0"), ("1001", "must be at most 1000"),
-                                          ('"ten"', "must be a whole number")])
+@pytest.mark.parametrize(
+    "value, words",
+    [("-1", "must be at least 0"), ("1001", "must be at most 1000"), ('"ten"', "must be a whole number")],
+)
 def test_keep_refused_scans_is_checked(tmp_path, capsys, value, words):
     path = config(tmp_path)
     path.write_text(path.read_text().replace("[robotd]\n", f"[robotd]\nkeep_refused_scans = {value}\n"))

@@ -30,9 +30,12 @@ def _wait_for_solution(history_path, process, seconds=90):
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_mid_run_stops_the_motors_and_records_the_run_as_stopped(tmp_path, signum, code):
     path = config(tmp_path, rig=SLOW_RIG)
-    process = subprocess.Popen([sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once",
-                                "--puzzle", "2", "--seed", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     history_path = tmp_path / "data" / "history.sqlite"
     run_id = _wait_for_solution(history_path, process)
     process.send_signal(signum)
@@ -65,7 +68,7 @@ def test_reading_the_history_during_a_run_leaves_the_run_alone(tmp_path, capsys)
         run_id = built.daemon.start_run(puzzle=2, seed=4)
         while built.daemon.runner.phase != "executing":
             time.sleep(0.01)
-        assert main(["--config", str(path), "history", "--json"]) == 0   # --config before the command counts
+        assert main(["--config", str(path), "history", "--json"]) == 0  # --config before the command counts
         assert main(["history", "--config", str(path)]) == 0
         assert History(tmp_path / "data" / "history.sqlite").get_run(run_id)["outcome"] == "running"
         assert built.daemon.runner.wait(60)

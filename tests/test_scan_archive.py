@@ -44,7 +44,7 @@ def test_the_scanner_remembers_its_last_scans(frames):
     assert record.id == 2 and record.error == str(error.value) and record.doubtful == error.value.stickers
     assert record.reading is not None and set(record.frames) == {"ufr", "dlb"}
     scanner_of(clear, views, memory).scan()
-    assert memory.get(1) is None and memory.get(2).id == 2 and memory.get().id == 3   # only the last two
+    assert memory.get(1) is None and memory.get(2).id == 2 and memory.get().id == 3  # only the last two
     assert cv2.imdecode(np.frombuffer(record.overlay_png(), np.uint8), cv2.IMREAD_COLOR).shape[2] == 3
 
 
@@ -55,9 +55,14 @@ def test_a_refused_scan_is_kept_with_frames_overlay_and_its_story(tmp_path, fram
         scanner_of(refused, views, memory).scan()
     folder = RefusedScans(tmp_path / "refused-scans", 20, memory).keep(7, error.value.scan_id)
     assert folder.parent == tmp_path / "refused-scans" and folder.name.endswith("-run7")
-    assert {p.name for p in folder.iterdir()} == {"frame-ufr.png", "frame-dlb.png", "overlay.png", "views.json",
-                                                  "scan.json"}
-    assert np.array_equal(cv2.imread(str(folder / "frame-ufr.png")), refused["ufr"])     # the frame as taken
+    assert {p.name for p in folder.iterdir()} == {
+        "frame-ufr.png",
+        "frame-dlb.png",
+        "overlay.png",
+        "views.json",
+        "scan.json",
+    }
+    assert np.array_equal(cv2.imread(str(folder / "frame-ufr.png")), refused["ufr"])  # the frame as taken
     story = json.loads((folder / "scan.json").read_text())
     assert story["run_id"] == 7 and story["error"] == str(error.value)
     assert story["doubtful"] == list(error.value.stickers)
@@ -68,8 +73,12 @@ def test_a_refused_scan_is_kept_with_frames_overlay_and_its_story(tmp_path, fram
     # the folder replays as it is, with the command it says
     argv = story["replay"].split()[3:]
     assert argv[0] == "scan"
-    argv = [a.replace("views.json", str(folder / "views.json")).replace("=frame", f"={folder}/frame")
-            .replace("overlay-again.png", str(tmp_path / "again.png")) for a in argv]
+    argv = [
+        a.replace("views.json", str(folder / "views.json"))
+        .replace("=frame", f"={folder}/frame")
+        .replace("overlay-again.png", str(tmp_path / "again.png"))
+        for a in argv
+    ]
     assert vision_main(argv) == 2
     assert "cannot read the cube for sure" in capsys.readouterr().err and (tmp_path / "again.png").exists()
 
@@ -79,7 +88,7 @@ def test_only_the_newest_refused_scans_are_kept(tmp_path, frames):
     memory = ScanMemory()
     archive = RefusedScans(tmp_path / "refused-scans", 3, memory)
     (tmp_path / "refused-scans").mkdir()
-    (tmp_path / "refused-scans" / "my-notes").mkdir()                 # not robotd's: left alone
+    (tmp_path / "refused-scans" / "my-notes").mkdir()  # not robotd's: left alone
     kept = []
     for run_id in range(1, 6):
         with pytest.raises(ScanRefused) as error:
@@ -87,7 +96,8 @@ def test_only_the_newest_refused_scans_are_kept(tmp_path, frames):
         kept.append(archive.keep(run_id, error.value.scan_id))
     assert archive.folders() == kept[-3:]
     assert sorted(p.name for p in (tmp_path / "refused-scans").iterdir()) == sorted(
-        [p.name for p in kept[-3:]] + ["my-notes"])
+        [p.name for p in kept[-3:]] + ["my-notes"]
+    )
 
 
 def test_nothing_is_kept_when_told_so_or_when_the_scan_is_gone(tmp_path, frames, caplog):
@@ -118,11 +128,14 @@ def test_a_run_refused_on_every_attempt_says_where_its_scan_is(tmp_path):
     assert run["error"].startswith("scan failed after 2 attempts: cannot read the cube for sure")
     assert run["error"].endswith(f"; the refused scan is kept in {folder}")
     failed = [e["data"] for e in run["events"] if e["kind"] == "scan_failed"]
-    assert [f["kept"] for f in failed] == [None, str(folder)]                 # only the last attempt is kept
+    assert [f["kept"] for f in failed] == [None, str(folder)]  # only the last attempt is kept
     assert all(f["stickers"] and f["scan_id"] for f in failed)
     report = scan_report(run["events"], daemon.scans, tmp_path)
-    assert report == {"scan_doubts": failed[-1]["stickers"], "scan_kept": str(folder),
-                      "scan_overlay": str(folder / "overlay.png")}
+    assert report == {
+        "scan_doubts": failed[-1]["stickers"],
+        "scan_kept": str(folder),
+        "scan_overlay": str(folder / "overlay.png"),
+    }
 
 
 def test_a_scan_that_went_through_in_doubt_gets_its_overlay_written(tmp_path, frames):
@@ -134,7 +147,7 @@ def test_a_scan_that_went_through_in_doubt_gets_its_overlay_written(tmp_path, fr
     assert report == {"scan_doubts": ["F3"], "scan_kept": None, "scan_overlay": str(tmp_path / LAST_OVERLAY)}
     assert cv2.imread(report["scan_overlay"]) is not None
     events[0]["data"]["doubtful"] = []
-    assert scan_report(events, memory, tmp_path) == {}                      # a clear scan: nothing to say
+    assert scan_report(events, memory, tmp_path) == {}  # a clear scan: nothing to say
 
 
 def test_a_keeper_that_fails_does_not_hide_the_scan_error(tmp_path):

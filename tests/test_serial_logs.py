@@ -16,7 +16,7 @@ FAST = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 def traced(path, max_bytes=2048, backups=2, entries=400) -> TrafficLog:
     log = TrafficLog(10, path, LogLimits(trace_max_bytes=max_bytes, trace_backups=backups))
     log.open_trace("/dev/ttyACM0")
-    start = time.monotonic()           # entries are timed from the log's creation: about k seconds each
+    start = time.monotonic()  # entries are timed from the log's creation: about k seconds each
     for k in range(entries):
         log.add(">", encode_frame(f"{k % 64} TURN 1 U -1").rstrip(b"\n"), start + k)
         log.add("<", encode_frame(f"ACK {k % 64}").rstrip(b"\n"), start + k)
@@ -30,7 +30,7 @@ def test_the_trace_rotates_at_its_size_and_keeps_only_its_backups(tmp_path):
     assert files == ["trace.log", "trace.log.1", "trace.log.2"]
     for path in tmp_path.iterdir():
         assert path.stat().st_size <= 2048
-        assert path.read_text().startswith(HEADER + " port=/dev/ttyACM0 started=")   # each file decodes alone
+        assert path.read_text().startswith(HEADER + " port=/dev/ttyACM0 started=")  # each file decodes alone
 
 
 def test_a_rotated_trace_decodes_file_by_file_and_as_a_set(tmp_path, capsys):
@@ -43,7 +43,7 @@ def test_a_rotated_trace_decodes_file_by_file_and_as_a_set(tmp_path, capsys):
     out = capsys.readouterr().out
     assert [line for line in out.splitlines() if line.startswith("== ")] == [f"== {p}" for p in paths]
     seconds = [float(line.split()[0]) for line in out.splitlines() if line.split()[1:2] == ["host>dev"]]
-    assert seconds == sorted(seconds) and round(seconds[-1]) == 399    # oldest first, the newest frame last
+    assert seconds == sorted(seconds) and round(seconds[-1]) == 399  # oldest first, the newest frame last
 
 
 def test_restarting_appends_to_the_trace_and_still_rotates(tmp_path):
@@ -97,8 +97,10 @@ def test_an_overlong_line_or_note_is_cut_in_the_log():
     assert format_entry(1.0, ">", frame) == f"1.000000 > {frame.decode()}"
 
 
-@pytest.mark.parametrize("field, value", [("trace_max_bytes", 100), ("trace_backups", 0), ("fault_logs", -1),
-                                          ("trace_backups", 2.5), ("fault_logs", True)])
+@pytest.mark.parametrize(
+    "field, value",
+    [("trace_max_bytes", 100), ("trace_backups", 0), ("fault_logs", -1), ("trace_backups", 2.5), ("fault_logs", True)],
+)
 def test_log_limits_refuse_bad_values(field, value):
     with pytest.raises(ConfigError, match=field):
         LogLimits(**{field: value})

@@ -74,7 +74,7 @@ def test_any_letters_and_any_orientation_solve_alike():
     turned = "".join(coloured[of_cube[int(cube[9 * f + k])]] for f in range(6) for k in CUBE_STICKERS)
     assert {solving.solve("skewb", s).length for s in (state, coloured, turned)} == {6}
     solved = SKEWB.apply(turned, SKEWB.parse_moves(solving.solve("skewb", turned).text))
-    assert all(len(set(solved[5 * f:5 * f + 5])) == 1 for f in range(6))
+    assert all(len(set(solved[5 * f : 5 * f + 5])) == 1 for f in range(6))
 
 
 def test_scramble_is_a_seeded_random_state_and_its_sequence():
@@ -103,23 +103,37 @@ def test_cli_table_scramble_solve_and_apply():
     check_cli("skewb", COUNTS, "R U' B", "UUUU")
 
 
-@pytest.mark.parametrize("state,message", [
-    ("UUUU", "a Skewb state has 30 stickers"),
-    ("1" + SOLVED[1:], "sticker U1 is '1': colours must be letters"),
-    ("R" + SOLVED[1:], "colour 'R' is on 6 stickers, a Skewb has 5 of each colour"),
-    (STICKERS.swap(SOLVED, "R1", "U1"), "the URF corner (U5 R1 F2) has colours U U F: no corner has a colour twice"),
-    (STICKERS.swap(SOLVED, "R1", "D2"), "colour 'U' shares a corner with every other colour"),
-    (place(SOLVED, "DFR", "DRF"), "the corner at D2 F5 R4 (DFR slot) has colours of faces D R F: no real corner"),
-    (place(place(SOLVED, "UFL", "ULB"), "ULB", "UFL"),
-     "the corner at U4 F1 L2 (UFL slot) is the ULB corner: a Skewb corner only moves among the four slots of its"),
-    (STICKERS.set(place(SOLVED, "UBR", "UFL"), F3="B", L3="R"),
-     "the UFL corner appears 2 times (in slots UFL, UBR)"),
-    (place(place(SOLVED, "ULB", "DLF"), "DLF", "ULB"), "two of the corners in the ULB, DLF and DRB slots are swapped"),
-    (STICKERS.swap(SOLVED, "U3", "R3"), "two centres are swapped"),
-    (place(place(SOLVED, "UFL", "UBR"), "UBR", "UFL"), "two of the corners UFL, UBR, DFR, DBL are swapped"),
-    (place(SOLVED, "UFL", "UFL", 1), "one of UFL, UBR, DFR, DBL is turned clockwise in place"),
-    (place(SOLVED, "DRB", "DRB", 2), "one of ULB, DLF, DRB is turned counter-clockwise in place"),
-])
+@pytest.mark.parametrize(
+    "state,message",
+    [
+        ("UUUU", "a Skewb state has 30 stickers"),
+        ("1" + SOLVED[1:], "sticker U1 is '1': colours must be letters"),
+        ("R" + SOLVED[1:], "colour 'R' is on 6 stickers, a Skewb has 5 of each colour"),
+        (
+            STICKERS.swap(SOLVED, "R1", "U1"),
+            "the URF corner (U5 R1 F2) has colours U U F: no corner has a colour twice",
+        ),
+        (STICKERS.swap(SOLVED, "R1", "D2"), "colour 'U' shares a corner with every other colour"),
+        (place(SOLVED, "DFR", "DRF"), "the corner at D2 F5 R4 (DFR slot) has colours of faces D R F: no real corner"),
+        (
+            place(place(SOLVED, "UFL", "ULB"), "ULB", "UFL"),
+            "the corner at U4 F1 L2 (UFL slot) is the ULB corner: "
+            "a Skewb corner only moves among the four slots of its",
+        ),
+        (
+            STICKERS.set(place(SOLVED, "UBR", "UFL"), F3="B", L3="R"),
+            "the UFL corner appears 2 times (in slots UFL, UBR)",
+        ),
+        (
+            place(place(SOLVED, "ULB", "DLF"), "DLF", "ULB"),
+            "two of the corners in the ULB, DLF and DRB slots are swapped",
+        ),
+        (STICKERS.swap(SOLVED, "U3", "R3"), "two centres are swapped"),
+        (place(place(SOLVED, "UFL", "UBR"), "UBR", "UFL"), "two of the corners UFL, UBR, DFR, DBL are swapped"),
+        (place(SOLVED, "UFL", "UFL", 1), "one of UFL, UBR, DFR, DBL is turned clockwise in place"),
+        (place(SOLVED, "DRB", "DRB", 2), "one of ULB, DLF, DRB is turned counter-clockwise in place"),
+    ],
+)
 def test_impossible_states_say_what_and_where(state, message):
     with pytest.raises(InvalidState) as error:
         SKEWB.parse(state)

@@ -9,8 +9,14 @@ from robot.solving import RigSolver
 from solver.puzzles.cube.cubie import solved_facelets
 from solver.puzzles.cube.geometry import FACES
 
-RIG = SixAxisRig(motors={f: f for f in FACES}, direction={f: 1 for f in FACES}, quarter_turn_s=0.15,
-                 half_turn_s=0.25, settle_s=0.02, simultaneous_opposite=True)
+RIG = SixAxisRig(
+    motors={f: f for f in FACES},
+    direction={f: 1 for f in FACES},
+    quarter_turn_s=0.15,
+    half_turn_s=0.25,
+    settle_s=0.02,
+    simultaneous_opposite=True,
+)
 
 
 @pytest.fixture
@@ -43,7 +49,7 @@ def test_astar_stops_once_two_phase_has_answered(rig_solver):
     solution = rig_solver(solve_budget_s=60.0, fallback_budget_s=2.0).solve(state)
     astar, two_phase = solution.details["candidates"]
     assert two_phase["found"] and solution.details["solver"] == "two-phase"
-    assert not astar["found"] and solution.details["budget_exhausted"]   # ended long before its 60 s
+    assert not astar["found"] and solution.details["budget_exhausted"]  # ended long before its 60 s
 
 
 def test_two_phase_answers_when_astar_runs_out(rig_solver):

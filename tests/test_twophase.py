@@ -75,6 +75,7 @@ def tables():
 
 # --- coordinates --------------------------------------------------------------
 
+
 def test_coordinate_round_trips():
     assert (twist_index(twist_rows(np.arange(TWISTS))) == np.arange(TWISTS)).all()
     assert (flip_index(flip_rows(np.arange(FLIPS))) == np.arange(FLIPS)).all()
@@ -133,6 +134,7 @@ def test_phase2_move_tables_agree_with_cubie_moves():
 
 # --- pruning tables -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", list(TABLES))
 def test_pruning_table_is_an_exact_bfs(tables, name):
     first, second = (make() for make in TABLES[name])
@@ -177,8 +179,10 @@ def layer_counts_from_cubies(moves, coordinates, depth):
 def test_first_layers_match_cubie_enumeration():
     counts = load_tables().counts
     for name, (i, j) in {"twist_slice": (0, 2), "flip_slice": (1, 2), "twist_flip": (0, 1)}.items():
+
         def pair(c, i=i, j=j):
             return phase1_coordinates(c)[i], phase1_coordinates(c)[j]
+
         assert counts[name][:4] == layer_counts_from_cubies(range(18), pair, 3)
 
     def phase2(cube):
@@ -186,8 +190,10 @@ def test_first_layers_match_cubie_enumeration():
         return corner, edge, slice_perm, int(ud_split_of_edge_perm()[edge])
 
     for name, (i, j) in {"corner_slice_perm": (0, 2), "edge_slice_perm": (1, 2), "corner_ud_split": (0, 3)}.items():
+
         def pair2(c, i=i, j=j):
             return phase2(c)[i], phase2(c)[j]
+
         assert counts[name][:4] == layer_counts_from_cubies(PHASE2_MOVES, pair2, 3)
 
 
@@ -242,6 +248,7 @@ def test_g1_states_with_fewer_moves_to_go_than_a_detour_may_be_pruned():
 
 # --- views ------------------------------------------------------------------------
 
+
 def test_views_are_the_same_cube_seen_otherwise():
     cube = random_cubes(1, 5)[0]
     assert turned(turned(turned(cube))) == cube
@@ -262,6 +269,7 @@ def test_views_are_the_same_cube_seen_otherwise():
 
 
 # --- solving ------------------------------------------------------------------------
+
 
 def test_random_states_are_solved_within_max_length():
     for cube in random_cubes(12, 7):
@@ -328,11 +336,12 @@ def test_impossible_states_and_bad_arguments_are_refused():
 
 # --- the API fallback -------------------------------------------------------------------
 
+
 def test_api_falls_back_to_two_phase_when_astar_runs_out():
     state = to_facelets(random_cubes(1, 12)[0])
     plain = solve(state, max_nodes=1, fallback=None)
     assert not plain.found and "solver" not in plain.details  # A* alone
-    solution = solve(state, max_nodes=1, fallback_budget_s=5)   # the default falls back to two-phase
+    solution = solve(state, max_nodes=1, fallback_budget_s=5)  # the default falls back to two-phase
     assert solution.found and solution.details["solver"] == "two-phase" and solution.puzzle == 3
     assert solution.length <= 22 and apply(state, solution.text) == solved_facelets(3)
     qtm = solve(state, "qtm", max_nodes=1, fallback="two-phase")

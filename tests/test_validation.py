@@ -50,7 +50,7 @@ def test_centres_must_differ():
 
 
 def test_not_a_real_corner_names_its_stickers():
-    state = swap(SOLVED3, 8, 9)   # U9 <-> R1 on the URF corner: U R F read as R U F
+    state = swap(SOLVED3, 8, 9)  # U9 <-> R1 on the URF corner: U R F read as R U F
     message = rejects(state, "U9 R1 F3", "URF slot")
     assert "no real corner" in message
 
@@ -62,7 +62,7 @@ def test_not_a_real_edge():
 
 def test_twisted_corner():
     state = list(SOLVED3)
-    state[8], state[9], state[20] = "F", "U", "R"   # URF turned clockwise in place
+    state[8], state[9], state[20] = "F", "U", "R"  # URF turned clockwise in place
     rejects("".join(state), "twisted")
 
 
@@ -77,15 +77,15 @@ def test_flipped_edge():
 
 
 def test_parity():
-    state = list(SOLVED3)   # exchange the UR and UF edges
+    state = list(SOLVED3)  # exchange the UR and UF edges
     state[5], state[10], state[7], state[19] = "U", "F", "U", "R"
     rejects("".join(state), "parity")
 
 
 def test_duplicate_piece():
     state = list(SOLVED3)
-    state[19] = "R"   # the UF slot now shows the UR edge ...
-    state[16] = "F"   # ... and the DR slot the DF edge, so every colour still counts 9
+    state[19] = "R"  # the UF slot now shows the UR edge ...
+    state[16] = "F"  # ... and the DR slot the DF edge, so every colour still counts 9
     rejects("".join(state), "the UR edge appears 2 times (in slots UR, UF)")
 
 
@@ -102,14 +102,14 @@ def test_2x2_colour_letters_map_through_dlb():
 
 def test_2x2_with_a_mirrored_dlb_is_refused():
     state = list(SOLVED2)
-    state[14], state[18] = "B", "D"   # DLB corner with two colours exchanged
+    state[14], state[18] = "B", "D"  # DLB corner with two colours exchanged
     with pytest.raises(InvalidState):
         from_facelets("".join(state))
 
 
 def test_2x2_with_two_stickers_exchanged_across_corners_is_refused():
     state = list(SOLVED2)
-    state[14], state[0] = "U", "D"   # U1 <-> D4 (the D sticker of the DLB corner)
+    state[14], state[0] = "U", "D"  # U1 <-> D4 (the D sticker of the DLB corner)
     rejects("".join(state), "no real corner")
 
 

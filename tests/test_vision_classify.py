@@ -23,10 +23,22 @@ def random_face_states(size: int, count: int, seed: int) -> list[str]:
 
 # How a camera with white balance locked at daylight sees stickers under a 2700 K bulb:
 # red and orange differ mostly in green, by a few dozen levels.
-WARM = {"U": (255, 205, 140), "R": (185, 38, 18), "F": (45, 125, 35),
-        "D": (250, 195, 20), "L": (235, 92, 14), "B": (25, 55, 95)}
-DAYLIGHT = {"U": (235, 235, 230), "R": (190, 25, 40), "F": (0, 155, 80),
-            "D": (250, 215, 0), "L": (255, 105, 15), "B": (0, 75, 175)}
+WARM = {
+    "U": (255, 205, 140),
+    "R": (185, 38, 18),
+    "F": (45, 125, 35),
+    "D": (250, 195, 20),
+    "L": (235, 92, 14),
+    "B": (25, 55, 95),
+}
+DAYLIGHT = {
+    "U": (235, 235, 230),
+    "R": (190, 25, 40),
+    "F": (0, 155, 80),
+    "D": (250, 215, 0),
+    "L": (255, 105, 15),
+    "B": (0, 75, 175),
+}
 
 
 def colours_of(state: str, palette: dict, rng, noise: float = 4.0) -> np.ndarray:
@@ -56,20 +68,20 @@ def test_glare_on_a_centre_keeps_its_face():
     rng = np.random.default_rng(3)
     state = scramble(3, seed=5)["state"]
     rgb = colours_of(state, DAYLIGHT, rng)
-    rgb[22] = (252, 250, 248)          # F5 washed out by a specular highlight
-    rgb[4] = (255, 255, 255)           # and U5 clipped as well
+    rgb[22] = (252, 250, 248)  # F5 washed out by a specular highlight
+    rgb[4] = (255, 255, 255)  # and U5 clipped as well
     result = classify(rgb)
     assert result.state == state
-    assert result.confidence[22] == 1.0   # a centre names its face whatever it looks like
+    assert result.confidence[22] == 1.0  # a centre names its face whatever it looks like
 
 
 @pytest.mark.parametrize("size", [2, 3])
 def test_dim_noisy_scan(size):
     rng = np.random.default_rng(11)
     for state in random_face_states(size, 10, seed=30 + size):
-        linear = srgb_to_linear(colours_of(state, DAYLIGHT, rng, noise=0)) * 0.05   # 1/20 of the light
-        linear += rng.normal(0, 0.0012, linear.shape)                              # sensor noise
-        rgb = linear_to_srgb(linear * 4.0)                                         # camera gain
+        linear = srgb_to_linear(colours_of(state, DAYLIGHT, rng, noise=0)) * 0.05  # 1/20 of the light
+        linear += rng.normal(0, 0.0012, linear.shape)  # sensor noise
+        rgb = linear_to_srgb(linear * 4.0)  # camera gain
         assert classify(rgb).state == state
 
 
@@ -87,7 +99,7 @@ def test_a_misread_sticker_is_repaired_by_the_pieces():
     state = scramble(3, seed=9)["state"]
     rgb = colours_of(state, DAYLIGHT, rng, noise=2)
     target = next(i for i, c in enumerate(state) if c == "L" and i % 9 != 4)
-    rgb[target] = (205, 45, 35)        # an orange sticker in shadow that reads as red
+    rgb[target] = (205, 45, 35)  # an orange sticker in shadow that reads as red
     result = classify(rgb)
     assert result.state == state
     assert sticker_name(target, 3) in result.repaired
@@ -131,7 +143,7 @@ def test_two_stickers_between_red_and_orange_are_reported():
 def test_wrong_counts_two_red_faces_name_the_stickers():
     rng = np.random.default_rng(2)
     state = scramble(3, seed=2)["state"]
-    rgb = colours_of(state.replace("L", "R"), DAYLIGHT, rng, noise=2)   # 18 red stickers, no orange
+    rgb = colours_of(state.replace("L", "R"), DAYLIGHT, rng, noise=2)  # 18 red stickers, no orange
     with pytest.raises(ScanError) as error:
         classify(rgb)
     message = str(error.value)
@@ -147,11 +159,14 @@ def test_a_grey_blur_is_no_cube():
     assert error.value.stickers
 
 
-@pytest.mark.parametrize("bad, words", [
-    (np.zeros((53, 3)), "54 (3x3x3) or 24 (2x2x2)"),
-    (np.zeros((54, 4)), "54 (3x3x3) or 24 (2x2x2)"),
-    ([["a", "b", "c"]] * 54, "[r, g, b] numbers"),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        (np.zeros((53, 3)), "54 (3x3x3) or 24 (2x2x2)"),
+        (np.zeros((54, 4)), "54 (3x3x3) or 24 (2x2x2)"),
+        ([["a", "b", "c"]] * 54, "[r, g, b] numbers"),
+    ],
+)
 def test_malformed_input(bad, words):
     with pytest.raises(ScanError, match=re.escape(words)):
         classify(bad)
@@ -214,12 +229,12 @@ def test_a_face_read_turned_is_refused_not_misread(size):
     n = size * size
     for state in random_face_states(size, 6, seed=80 + size):
         rgb = colours_of(state, DAYLIGHT, rng, noise=2)
-        rgb[2 * n:3 * n] = np.rot90(rgb[2 * n:3 * n].reshape(size, size, 3), -1).reshape(n, 3)   # face F
+        rgb[2 * n : 3 * n] = np.rot90(rgb[2 * n : 3 * n].reshape(size, size, 3), -1).reshape(n, 3)  # face F
         try:
             result = classify(rgb)
         except ScanError as error:
             assert error.stickers
-        else:   # the pieces may still pin every sticker back; then the reading must be the real cube
+        else:  # the pieces may still pin every sticker back; then the reading must be the real cube
             assert result.state == state
 
 
@@ -230,7 +245,9 @@ def test_a_2x2_reference_face_turned_is_never_misread(face):
     for state in random_face_states(2, 4, seed=90 + face):
         for quarter in (1, 2, 3):
             rgb = colours_of(state, DAYLIGHT, rng, noise=2)
-            rgb[4 * face:4 * face + 4] = np.rot90(rgb[4 * face:4 * face + 4].reshape(2, 2, 3), -quarter).reshape(4, 3)
+            rgb[4 * face : 4 * face + 4] = np.rot90(rgb[4 * face : 4 * face + 4].reshape(2, 2, 3), -quarter).reshape(
+                4, 3
+            )
             try:
                 result = classify(rgb)
             except ScanError as error:
@@ -241,8 +258,9 @@ def test_a_2x2_reference_face_turned_is_never_misread(face):
 
 def test_doubt_among_saturated_stickers_says_overexposed():
     from vision.classify import _with_exposure_advice
+
     rgb = np.full((54, 3), 120.0)
-    rgb[[21, 43]] = [247, 252, 250]                      # F4 and L8: clipped white or cream yellow
+    rgb[[21, 43]] = [247, 252, 250]  # F4 and L8: clipped white or cream yellow
     error = _with_exposure_advice(ScanError("cannot read the cube for sure: F4 could be L or R", ("F4", "L8")), rgb)
     assert "overexposed" in str(error) and error.stickers == ("F4", "L8")
     dim = ScanError("cannot read the cube for sure: F4 could be L or R", ("F4",))

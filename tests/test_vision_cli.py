@@ -50,8 +50,9 @@ def test_classify_errors_exit_2(tmp_path, capsys):
 
 def test_render_then_scan_photos(tmp_path, capsys, state):
     out = tmp_path / "face.png"
-    code, printed, _ = run(capsys, "render", "--state", state, "--view", "phone", "--light", "led",
-                           "-o", str(out), "--seed", "3")
+    code, printed, _ = run(
+        capsys, "render", "--state", state, "--view", "phone", "--light", "led", "-o", str(out), "--seed", "3"
+    )
     assert code == 0 and len(printed.split()) == 6
     faces = [f"{f}={tmp_path / f'face_{f}.png'}" for f in "URFDLB"]
     code, printed, _ = run(capsys, "scan", "--faces", *faces)
@@ -60,11 +61,34 @@ def test_render_then_scan_photos(tmp_path, capsys, state):
 
 def test_render_one_image_and_scan_a_rig_with_its_config(tmp_path, capsys, state):
     views = tmp_path / "rig.json"
-    code, _, _ = run(capsys, "render", "--state", state, "--view", "corners", "--light", "daylight",
-                     "-o", str(tmp_path / "cam.png"), "--seed", "1", "--views-out", str(views))
+    code, _, _ = run(
+        capsys,
+        "render",
+        "--state",
+        state,
+        "--view",
+        "corners",
+        "--light",
+        "daylight",
+        "-o",
+        str(tmp_path / "cam.png"),
+        "--seed",
+        "1",
+        "--views-out",
+        str(views),
+    )
     assert code == 0 and views.exists()
-    code, printed, _ = run(capsys, "scan", "--views", str(views), "--image", f"ufr={tmp_path / 'cam_ufr.png'}",
-                           "--image", f"dlb={tmp_path / 'cam_dlb.png'}", "--json")
+    code, printed, _ = run(
+        capsys,
+        "scan",
+        "--views",
+        str(views),
+        "--image",
+        f"ufr={tmp_path / 'cam_ufr.png'}",
+        "--image",
+        f"dlb={tmp_path / 'cam_dlb.png'}",
+        "--json",
+    )
     assert code == 0 and json.loads(printed)["state"] == state
     code, _, _ = run(capsys, "render", "--state", state, "--view", "flip:F", "-o", str(tmp_path / "f.png"))
     assert code == 0 and (tmp_path / "f.png").exists()
@@ -97,8 +121,9 @@ def test_scan_errors_exit_2(tmp_path, capsys):
 def test_module_entry_point_exit_code(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text("[[0, 0, 0]]")
-    result = subprocess.run([sys.executable, "-m", "vision", "classify", "--rgb", str(path)],
-                            cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "vision", "classify", "--rgb", str(path)], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
 
@@ -110,18 +135,52 @@ def read_png(path):
 
 
 def test_scan_writes_the_overlay_for_photos_and_for_a_rig(tmp_path, capsys, state):
-    run(capsys, "render", "--state", state, "--view", "phone", "--light", "led", "-o", str(tmp_path / "face.png"),
-        "--seed", "3")
+    run(
+        capsys,
+        "render",
+        "--state",
+        state,
+        "--view",
+        "phone",
+        "--light",
+        "led",
+        "-o",
+        str(tmp_path / "face.png"),
+        "--seed",
+        "3",
+    )
     faces = [f"{f}={tmp_path / f'face_{f}.png'}" for f in "URFDLB"]
     code, printed, _ = run(capsys, "scan", "--faces", *faces, "--overlay", str(tmp_path / "photos.png"))
     assert code == 0 and printed.strip() == state
     assert read_png(tmp_path / "photos.png").std() > 20
     views = tmp_path / "rig.json"
-    run(capsys, "render", "--state", state, "--view", "corners", "-o", str(tmp_path / "cam.png"), "--seed", "1",
-        "--views-out", str(views))
-    code, printed, _ = run(capsys, "scan", "--views", str(views), "--image", f"ufr={tmp_path / 'cam_ufr.png'}",
-                           "--image", f"dlb={tmp_path / 'cam_dlb.png'}", "--json",
-                           "--overlay", str(tmp_path / "rig.png"))
+    run(
+        capsys,
+        "render",
+        "--state",
+        state,
+        "--view",
+        "corners",
+        "-o",
+        str(tmp_path / "cam.png"),
+        "--seed",
+        "1",
+        "--views-out",
+        str(views),
+    )
+    code, printed, _ = run(
+        capsys,
+        "scan",
+        "--views",
+        str(views),
+        "--image",
+        f"ufr={tmp_path / 'cam_ufr.png'}",
+        "--image",
+        f"dlb={tmp_path / 'cam_dlb.png'}",
+        "--json",
+        "--overlay",
+        str(tmp_path / "rig.png"),
+    )
     assert code == 0 and json.loads(printed)["state"] == state
     assert read_png(tmp_path / "rig.png").shape == read_png(tmp_path / "photos.png").shape  # one layout for both
 
@@ -132,14 +191,23 @@ def test_a_refused_scan_still_writes_its_overlay_and_exits_2(tmp_path, capsys, s
         cv2.imwrite(str(tmp_path / f"{name}.png"), image)
     views.save(tmp_path / "rig.json")
     overlay = tmp_path / "refused.png"
-    code, printed, err = run(capsys, "scan", "--views", str(tmp_path / "rig.json"), "--image",
-                             f"ufr={tmp_path / 'ufr.png'}", "--image", f"dlb={tmp_path / 'dlb.png'}",
-                             "--overlay", str(overlay))
+    code, printed, err = run(
+        capsys,
+        "scan",
+        "--views",
+        str(tmp_path / "rig.json"),
+        "--image",
+        f"ufr={tmp_path / 'ufr.png'}",
+        "--image",
+        f"dlb={tmp_path / 'dlb.png'}",
+        "--overlay",
+        str(overlay),
+    )
     assert code == 2 and printed == ""
     assert err.startswith("error: cannot read the cube for sure") and err.count("\n") == 1
     assert f"(overlay written to {overlay})" in err
     picture = read_png(overlay)
-    assert ((picture == (0, 0, 255)).all(axis=2)).sum() > 200      # the stickers in doubt, framed red
+    assert ((picture == (0, 0, 255)).all(axis=2)).sum() > 200  # the stickers in doubt, framed red
 
 
 def test_overlay_errors_are_one_line(tmp_path, capsys, state):
@@ -148,4 +216,4 @@ def test_overlay_errors_are_one_line(tmp_path, capsys, state):
     code, _, err = run(capsys, "scan", "--faces", *faces, "--overlay", str(tmp_path / "no" / "such" / "dir.png"))
     assert code == 2 and err.startswith("error: cannot write the overlay to") and err.count("\n") == 1
     code, _, err = run(capsys, "scan", "--faces", faces[0], "--overlay", str(tmp_path / "x.png"))
-    assert code == 2 and not (tmp_path / "x.png").exists()     # no faces located: nothing to draw
+    assert code == 2 and not (tmp_path / "x.png").exists()  # no faces located: nothing to draw

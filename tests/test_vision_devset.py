@@ -28,16 +28,18 @@ DEVSET = REPO.parent / "shared" / "vision-devset"
 
 # id: (why it is refused, words the refusal must say; see docs/vision.md, "What the dev set still refuses")
 STILL_REFUSED = {
-    "tracker-40f3729-3x3x3-random-01":
-        ("overexposed: white and cream yellow differ by two or three levels of 255 in the photos "
-         "(F4 F8 D4 L2 could be white or yellow), though the RGB readout of the same cube reads right",
-         "overexposed"),
+    "tracker-40f3729-3x3x3-random-01": (
+        "overexposed: white and cream yellow differ by two or three levels of 255 in the photos "
+        "(F4 F8 D4 L2 could be white or yellow), though the RGB readout of the same cube reads right",
+        "overexposed",
+    ),
 }
+
 
 def _devset_module():
     spec = importlib.util.spec_from_file_location("vision_cases", REPO / "bench" / "vision_cases.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module   # its dataclasses look their module up by name
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 

@@ -36,6 +36,7 @@ def test_corners_match_the_true_face_outline():
     rng = np.random.default_rng(0)
     camera = face_camera(3, "F", tilt=(8.0, -6.0), roll=5.0, distance=5.0)
     from vision.render import render_image
+
     image = render_image(camera, state, "daylight", rng, jitter=0.0)
     truth = camera.project(face_frames(3)[2].corners(3.0))
     grid = detect_grid(image, 3)
@@ -48,7 +49,7 @@ def test_upright_order_even_when_turned_a_little():
     h, w = image.shape[:2]
     turned = cv2.warpAffine(image, cv2.getRotationMatrix2D((w / 2, h / 2), 25, 1.0), (w, h))
     corners = detect_grid(turned, 3).corners
-    assert corners[1][0] > corners[0][0] and corners[3][1] > corners[0][1]   # TR right of TL, BL below TL
+    assert corners[1][0] > corners[0][0] and corners[3][1] > corners[0][1]  # TR right of TL, BL below TL
 
 
 def test_no_grid_is_a_clear_error():
@@ -57,7 +58,7 @@ def test_no_grid_is_a_clear_error():
     with pytest.raises(ScanError, match="face U: no 2x2 or 3x3 sticker grid found"):
         detect_grid(noise, name="face U")
     blank = np.full((480, 640, 3), 90, np.uint8)
-    cv2.rectangle(blank, (200, 150), (300, 250), (0, 0, 200), -1)       # one red square is no grid
+    cv2.rectangle(blank, (200, 150), (300, 250), (0, 0, 200), -1)  # one red square is no grid
     with pytest.raises(ScanError, match="no 3x3 sticker grid"):
         detect_grid(blank, 3)
 
@@ -85,7 +86,7 @@ def test_size_follows_the_majority_of_photos():
 DEVSET = Path(__file__).resolve().parent.parent.parent / "shared" / "vision-devset"
 PHOTO_SETS = sorted(p.name for p in (DEVSET / "photos").iterdir()) if (DEVSET / "photos").is_dir() else []
 needs_devset = pytest.mark.skipif(not PHOTO_SETS, reason=f"the vision dev set is not at {DEVSET}")
-READOUT_ORDER = "ULFRBD"        # the source readouts list faces in this order (the dev set's README)
+READOUT_ORDER = "ULFRBD"  # the source readouts list faces in this order (the dev set's README)
 # The README: this readout's D values were not taken from the stickers; that face is checked against the answer.
 READOUT_NOT_FROM_STICKERS = {("tracker-1990229-3x3x3-random-05", "D")}
 
@@ -106,8 +107,10 @@ def _readout(set_id: str) -> dict[str, np.ndarray]:
     source = next(p for p in folder.glob("*.txt") if p.name != "answer.txt")
     values = json.loads(source.read_text())
     m = _dev_size(set_id) ** 2
-    return {face: np.array([values[str(k * m + j + 1)] for j in range(m)], dtype=float)
-            for k, face in enumerate(READOUT_ORDER)}
+    return {
+        face: np.array([values[str(k * m + j + 1)] for j in range(m)], dtype=float)
+        for k, face in enumerate(READOUT_ORDER)
+    }
 
 
 @needs_devset
@@ -128,7 +131,7 @@ def test_every_dev_photo_shows_its_grid_where_the_stickers_are(set_id):
         assert grid.votes >= size * size - 1
         rgb = sample_face(image, grid.corners, size)
         if (set_id, face) in READOUT_NOT_FROM_STICKERS:
-            letters = np.array(list(answer[k * size * size:(k + 1) * size * size]))
+            letters = np.array(list(answer[k * size * size : (k + 1) * size * size]))
             distance = np.linalg.norm(rgb[:, None] - rgb[None], axis=2)
             same = letters[:, None] == letters[None]
             np.fill_diagonal(same, False)
@@ -139,9 +142,14 @@ def test_every_dev_photo_shows_its_grid_where_the_stickers_are(set_id):
 
 
 @needs_devset
-@pytest.mark.parametrize("set_id, face", [("tracker-40f3729-3x3x3-random-01", "F"),
-                                          ("tracker-40f3729-3x3x3-random-01", "B"),
-                                          ("tracker-1990229-3x3x3-random-05", "U")])
+@pytest.mark.parametrize(
+    "set_id, face",
+    [
+        ("tracker-40f3729-3x3x3-random-01", "F"),
+        ("tracker-40f3729-3x3x3-random-01", "B"),
+        ("tracker-1990229-3x3x3-random-05", "U"),
+    ],
+)
 def test_a_sticker_whose_edges_stand_apart_is_not_taken_for_a_larger_one(set_id, face):
     """These faces were missed: one sticker's edge band touched no other edge, so the region around it had a
     hole whose rim (the band's outside) was kept as a candidate larger than the sticker, and the 3x3 failed
@@ -154,10 +162,10 @@ def test_a_sticker_whose_edges_stand_apart_is_not_taken_for_a_larger_one(set_id,
 
 def test_a_region_is_measured_by_its_own_outline():
     image = np.full((240, 320, 3), 25, np.uint8)
-    cv2.rectangle(image, (140, 100), (179, 139), (40, 200, 60), -1)     # one 40-pixel sticker alone
+    cv2.rectangle(image, (140, 100), (179, 139), (40, 200, 60), -1)  # one 40-pixel sticker alone
     found = candidates(brightness_edges(image))
     assert len(found) == 1
-    assert abs(found[0, 2] - 40) < 3                       # not the rim of the edge band around it
+    assert abs(found[0, 2] - 40) < 3  # not the rim of the edge band around it
 
 
 @needs_devset
@@ -179,14 +187,14 @@ def test_dev_photos_turned_in_the_plane(angle):
 # --- renders at controlled poses: turned up to 40 degrees, the face filling 25-100% of the frame, tilted up to 30 ---
 
 POSES = [  # size, rotation, fill, tilt, tilt towards, offset, light
-    (3, 40, 0.25, 0, 0, (0.0, 0.0), "tungsten"),       # small and turned: the stickers need the finer copy
+    (3, 40, 0.25, 0, 0, (0.0, 0.0), "tungsten"),  # small and turned: the stickers need the finer copy
     (3, -40, 0.25, 15, 200, (0.5, -0.5), "dim"),
-    (3, -10, 1.0, 30, 100, (0.0, 0.0), "dim"),         # near stickers half again as large as far ones
+    (3, -10, 1.0, 30, 100, (0.0, 0.0), "dim"),  # near stickers half again as large as far ones
     (3, 25, 0.6, 30, 300, (-0.6, 0.3), "side"),
-    (3, 0, 0.4, 30, 45, (0.0, 0.0), "daylight"),       # stickers seen as parallelograms
+    (3, 0, 0.4, 30, 45, (0.0, 0.0), "daylight"),  # stickers seen as parallelograms
     (2, 10, 1.0, 30, 60, (0.0, 0.0), "dim"),
-    (2, -40, 1.0, 30, 210, (0.0, 0.0), "side"),        # one lamp: a glare spot
-    (2, 0, 0.25, 15, 250, (1.0, -1.0), "tungsten"),     # dark blue stickers in a warm light, at the frame's edge
+    (2, -40, 1.0, 30, 210, (0.0, 0.0), "side"),  # one lamp: a glare spot
+    (2, 0, 0.25, 15, 250, (1.0, -1.0), "tungsten"),  # dark blue stickers in a warm light, at the frame's edge
     (2, 25, 0.5, 20, 135, (-1.0, 1.0), "led"),
     (2, -25, 0.8, 0, 0, (0.3, 0.3), "daylight"),
 ]
@@ -216,7 +224,7 @@ def test_a_face_cut_by_the_frame_edge_is_found(cut, light):
     truth = face_photo_corners(3, "F", **pose)
     h, w = image.shape[:2]
     span = np.ptp(truth[:, 1])
-    shift = h + cut * span - truth[:, 1].max()                 # the face's lower edge that far below the frame
+    shift = h + cut * span - truth[:, 1].max()  # the face's lower edge that far below the frame
     moved = cv2.warpAffine(image, np.float32([[1, 0, 0], [0, 1, shift]]), (w, h), borderMode=cv2.BORDER_REPLICATE)
     grid = detect_grid(moved)
     assert grid.size == 3

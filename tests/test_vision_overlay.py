@@ -22,14 +22,18 @@ def cell_box(name: str, size: int) -> tuple[int, int, int, int]:
     cell = FACE_PX / size
     left, top = col * TILE_W + M, row * TILE_H + TITLE_PX + M
     r, c = divmod(k, size)
-    return (int(round(left + c * cell)), int(round(top + r * cell)),
-            int(round(left + (c + 1) * cell)), int(round(top + (r + 1) * cell)))
+    return (
+        int(round(left + c * cell)),
+        int(round(top + r * cell)),
+        int(round(left + (c + 1) * cell)),
+        int(round(top + (r + 1) * cell)),
+    )
 
 
 def top_of_frame(overlay: np.ndarray, name: str, size: int) -> np.ndarray:
     """The pixels along the top side of the doubt frame of sticker ``name``."""
     x0, y0, x1, _ = cell_box(name, size)
-    return overlay[y0 + 3, x0 + 8:x1 - 30]
+    return overlay[y0 + 3, x0 + 8 : x1 - 30]
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +49,9 @@ def test_one_picture_of_the_net_with_a_tile_per_face(corner_scan):
     overlay = draw_overlay(images, views, reading)
     assert overlay.shape == (3 * TILE_H, 4 * TILE_W, 3) and overlay.dtype == np.uint8
     for face, (col, row) in NET_CELL.items():  # every face tile shows a picture, not a blank
-        tile = overlay[row * TILE_H + TITLE_PX:(row + 1) * TILE_H, col * TILE_W:(col + 1) * TILE_W]
+        tile = overlay[row * TILE_H + TITLE_PX : (row + 1) * TILE_H, col * TILE_W : (col + 1) * TILE_W]
         assert tile.std() > 20, face
-    assert overlay[2 * TILE_H:, 2 * TILE_W:].max() == overlay[2 * TILE_H:, 2 * TILE_W:].min()  # a free cell
+    assert overlay[2 * TILE_H :, 2 * TILE_W :].max() == overlay[2 * TILE_H :, 2 * TILE_W :].min()  # a free cell
     assert cv2.imdecode(np.frombuffer(encode_png(overlay), np.uint8), cv2.IMREAD_COLOR).shape == overlay.shape
 
 
@@ -65,7 +69,7 @@ def test_doubtful_stickers_are_framed_red_and_the_others_not(corner_scan):
 def test_low_confidence_counts_as_doubt(corner_scan):
     images, views, reading = corner_scan
     confidence = reading.confidence.copy()
-    confidence[20] = 0.3   # F3
+    confidence[20] = 0.3  # F3
     shaky = Classification(reading.state, confidence)
     assert doubtful_stickers(shaky) == ("F3",)
     assert doubtful_stickers(shaky, ("R1", "F3")) == ("R1", "F3")
@@ -79,12 +83,12 @@ def test_swatch_shows_the_colour_read_and_none_without_a_reading():
     reading = scan_views(images, views)
     overlay = draw_overlay(images, views, reading)
     grids_only = draw_overlay(images, views, None)
-    for name, strongest in (("F1", 1), ("R1", 2), ("B1", 0)):   # green, red, blue faces (BGR channels)
+    for name, strongest in (("F1", 1), ("R1", 2), ("B1", 0)):  # green, red, blue faces (BGR channels)
         x0, y0, _, _ = cell_box(name, 3)
-        assert tuple(overlay[y0 + 7, x0 + 7]) == WHITE            # the swatch's border
+        assert tuple(overlay[y0 + 7, x0 + 7]) == WHITE  # the swatch's border
         swatch = overlay[y0 + 10, x0 + 10].astype(int)
         assert swatch.argmax() == strongest, (name, swatch)
-        assert tuple(grids_only[y0 + 7, x0 + 7]) != WHITE         # no swatch: the face as seen
+        assert tuple(grids_only[y0 + 7, x0 + 7]) != WHITE  # no swatch: the face as seen
 
 
 def test_a_refused_scan_shows_its_reading_and_doubts():
@@ -96,15 +100,17 @@ def test_a_refused_scan_shows_its_reading_and_doubts():
     overlay = draw_overlay(images, views, error.reading, error.stickers)
     for name in error.stickers:
         assert (top_of_frame(overlay, name, 3) == RED).all(), name
-    grids_only = draw_overlay(images, views, None, error.stickers)   # colours unusable: grids and doubts
+    grids_only = draw_overlay(images, views, None, error.stickers)  # colours unusable: grids and doubts
     assert (top_of_frame(grids_only, error.stickers[0], 3) == RED).all()
 
 
 @pytest.mark.parametrize("scale", [3.0, 0.5])
 def test_same_picture_size_for_large_and_small_frames(corner_scan, scale):
     images, views, reading = corner_scan
-    resized = {name: cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-               for name, image in images.items()}
+    resized = {
+        name: cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        for name, image in images.items()
+    }
     scaled = ViewConfig(3, tuple(FaceView(v.image, v.face, (v.corners + 0.5) * scale - 0.5) for v in views.views))
     overlay = draw_overlay(resized, scaled, reading, ("L5",))
     assert overlay.shape == (3 * TILE_H, 4 * TILE_W, 3)
@@ -118,7 +124,7 @@ def test_a_2x2_and_a_missing_image():
     reading = scan_views(images, views)
     missing = next(v for v in views.views if v.face == "D").image
     del images[missing]
-    overlay = draw_overlay(images, views, reading, ("U4",))     # D's tile says so instead of failing
+    overlay = draw_overlay(images, views, reading, ("U4",))  # D's tile says so instead of failing
     assert overlay.shape == (3 * TILE_H, 4 * TILE_W, 3)
     assert (top_of_frame(overlay, "U4", 2) == RED).all()
 

@@ -29,8 +29,11 @@ def test_orientations_match_every_combination(modulus, slots):
     option_cost = rng.uniform(0, 1, (60, slots, modulus)) * rng.choice([1.0, 10.0], (60, slots, modulus))
     cost, orient = _orientations(option_cost, modulus)
     for k in range(len(option_cost)):
-        brute = min(sum(option_cost[k, s, o[s]] for s in range(slots))
-                    for o in itertools.product(range(modulus), repeat=slots) if sum(o) % modulus == 0)
+        brute = min(
+            sum(option_cost[k, s, o[s]] for s in range(slots))
+            for o in itertools.product(range(modulus), repeat=slots)
+            if sum(o) % modulus == 0
+        )
         assert cost[k] == pytest.approx(brute)
         assert orient[k].sum() % modulus == 0
         assert option_cost[k, np.arange(slots), orient[k]].sum() == pytest.approx(cost[k])
@@ -48,10 +51,10 @@ def test_a_twisted_corner_is_mended_to_a_reachable_cube():
     rng = np.random.default_rng(7)
     faces = to_facelet_array(random_states(Puzzle.of_size(3), 1, rng))[0]
     twisted = faces.copy()
-    ufr = [8, 9, 20]                      # the U, R and F stickers of the UFR corner
+    ufr = [8, 9, 20]  # the U, R and F stickers of the UFR corner
     twisted[ufr] = faces[[ufr[2], ufr[0], ufr[1]]]
     solution = best_cube(_costs_of(twisted, rng), 3)
-    from_face_letters(_letters(solution.faces))          # raises if unreachable
+    from_face_letters(_letters(solution.faces))  # raises if unreachable
     assert np.sum(solution.faces != twisted) >= 2
 
 

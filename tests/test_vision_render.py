@@ -29,9 +29,9 @@ def test_presets_look_different():
     means = {}
     for name in PRESETS:
         image = render_views(state, "corners", name, np.random.default_rng(5), background=False)["ufr"]
-        means[name] = image.reshape(-1, 3).mean(axis=0)[::-1]          # RGB
-    assert means["tungsten"][0] > 1.4 * means["tungsten"][2]             # orange cast
-    assert means["led"][2] > means["led"][0]                            # blue cast
+        means[name] = image.reshape(-1, 3).mean(axis=0)[::-1]  # RGB
+    assert means["tungsten"][0] > 1.4 * means["tungsten"][2]  # orange cast
+    assert means["led"][2] > means["led"][0]  # blue cast
     assert means["dim"].mean() < means["daylight"].mean()
     assert preset("side").glare > 0
 
@@ -88,7 +88,7 @@ def test_round_trip_phone_photos_with_grid_detection(light, size):
 def test_glare_on_a_centre_and_camera_artefacts(rig):
     state = states(3, 1, 77)[0]
     rng = np.random.default_rng(8)
-    images = render_views(state, rig, "side", rng, glare_at=22, blur=1.0, jpeg=70)   # glare on F5
+    images = render_views(state, rig, "side", rng, glare_at=22, blur=1.0, jpeg=70)  # glare on F5
     assert scan_views(images, default_views(rig, 3)).state == state
 
 
@@ -108,7 +108,7 @@ def test_face_photo_pose_is_what_was_asked(rotation, fill, tilt):
     corners = face_photo_corners(3, "F", **pose)
     assert _span(corners) == pytest.approx(fill * 480, abs=0.5)
     assert corners.min() >= -0.5 and corners[:, 0].max() <= 640.5 and corners[:, 1].max() <= 480.5
-    if tilt == 0:   # seen square, the face's top edge turns by exactly the rotation, clockwise
+    if tilt == 0:  # seen square, the face's top edge turns by exactly the rotation, clockwise
         top = corners[1] - corners[0]
         assert np.degrees(np.arctan2(top[1], top[0])) == pytest.approx(rotation, abs=1e-6)
 
@@ -125,8 +125,10 @@ def test_face_photo_renders_and_scans_seeded():
     grid = detect_grid(image)
     truth = face_photo_corners(3, "R", **pose)
     assert grid.size == 3 and np.abs(grid.corners - truth).max() < 0.25 * _span(truth) / 3
-    photos = {f: render_face_photo(state, f, light="daylight", rng=np.random.default_rng(k), **pose)
-              for k, f in enumerate("URFDLB")}
+    photos = {
+        f: render_face_photo(state, f, light="daylight", rng=np.random.default_rng(k), **pose)
+        for k, f in enumerate("URFDLB")
+    }
     assert scan_photos(photos).state == state
     soft = render_face_photo(state, "R", light="tungsten", rng=np.random.default_rng(4), blur=2.0, jpeg=40, **pose)
     assert np.abs(np.diff(soft.astype(int), axis=1)).mean() < np.abs(np.diff(image.astype(int), axis=1)).mean()

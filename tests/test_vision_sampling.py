@@ -43,34 +43,45 @@ def test_config_round_trips_through_json_and_toml(tmp_path):
     view = config.to_json()["view"][0]
     lines = ["size = 3", "inner = 0.5"]
     for v in config.to_json()["view"]:
-        lines += ["[[view]]", f'image = "{v["image"]}"', f'face = "{v["face"]}"',
-                  f"corners = {json.dumps(v['corners'])}", f"at = {json.dumps(v['at'])}"]
+        lines += [
+            "[[view]]",
+            f'image = "{v["image"]}"',
+            f'face = "{v["face"]}"',
+            f"corners = {json.dumps(v['corners'])}",
+            f"at = {json.dumps(v['at'])}",
+        ]
     toml.write_text("\n".join(lines) + "\n")
     assert np.allclose(load_view_config(toml).views[0].corners, np.array(view["corners"]), atol=0.01)
 
 
 def test_corner_labels_may_come_in_any_order_and_letter_order():
     data = config_dict()
-    first = data["view"][0]                       # face U, corners in net order
+    first = data["view"][0]  # face U, corners in net order
     first["corners"] = first["corners"][2:] + first["corners"][:2]
-    first["at"] = ["FUR", "LUF", "BLU", "RBU"]    # the same corners, named differently
+    first["at"] = ["FUR", "LUF", "BLU", "RBU"]  # the same corners, named differently
     config = view_config_from_dict(data)
     assert np.allclose(config.views[0].corners, default_views("corners", 3).views[0].corners, atol=0.01)
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d.update(colour="red"), "unknown key 'colour'"),
-    (lambda d: d["view"][1].update(zoom=2), "view #2 (face R): unknown key 'zoom'"),
-    (lambda d: d.update(size=4), "'size' must be 2 or 3"),
-    (lambda d: d["view"].pop(3), "no view for face D"),
-    (lambda d: d["view"][1].update(face="U", at=["ULB", "UBR", "URF", "UFL"]), "face U appears in more than one view"),
-    (lambda d: d["view"][2].update(at=["UFL", "URF", "DFR", "DRB"]), "'DRB' is not a corner of face F"),
-    (lambda d: d["view"][2].update(at=["UFL", "URF", "DFR", "DFR"]), "each corner of the face once"),
-    (lambda d: d["view"][0].update(corners=[[0, 0], [1, 0], [1, 1]]), "four [x, y] points"),
-    (lambda d: d["view"][0].update(corners=[[5, 5]] * 4), "too small or in the wrong order"),
-    (lambda d: d["view"][0].pop("image"), "missing key 'image'"),
-    (lambda d: d.update(inner=0.95), "'inner' must be a number from 0.1 to 0.9"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda d: d.update(colour="red"), "unknown key 'colour'"),
+        (lambda d: d["view"][1].update(zoom=2), "view #2 (face R): unknown key 'zoom'"),
+        (lambda d: d.update(size=4), "'size' must be 2 or 3"),
+        (lambda d: d["view"].pop(3), "no view for face D"),
+        (
+            lambda d: d["view"][1].update(face="U", at=["ULB", "UBR", "URF", "UFL"]),
+            "face U appears in more than one view",
+        ),
+        (lambda d: d["view"][2].update(at=["UFL", "URF", "DFR", "DRB"]), "'DRB' is not a corner of face F"),
+        (lambda d: d["view"][2].update(at=["UFL", "URF", "DFR", "DFR"]), "each corner of the face once"),
+        (lambda d: d["view"][0].update(corners=[[0, 0], [1, 0], [1, 1]]), "four [x, y] points"),
+        (lambda d: d["view"][0].update(corners=[[5, 5]] * 4), "too small or in the wrong order"),
+        (lambda d: d["view"][0].pop("image"), "missing key 'image'"),
+        (lambda d: d.update(inner=0.95), "'inner' must be a number from 0.1 to 0.9"),
+    ],
+)
 def test_bad_configs_name_the_problem(change, words):
     data = config_dict()
     change(data)
@@ -105,13 +116,13 @@ def test_rotated_frames_read_through_their_corner_labels():
 
 def test_glare_pixels_are_left_out():
     square = np.zeros((60, 60, 3), np.uint8)
-    square[:] = (30, 60, 200)                    # BGR: a red face
+    square[:] = (30, 60, 200)  # BGR: a red face
     yy, xx = np.mgrid[0:60, 0:60]
-    spot = np.exp(-((xx - 31) ** 2 + (yy - 29) ** 2) / (2 * 2.5 ** 2))
+    spot = np.exp(-((xx - 31) ** 2 + (yy - 29) ** 2) / (2 * 2.5**2))
     glared = np.clip(square + spot[:, :, None] * 255, 0, 255).astype(np.uint8)
     rgb = sample_square(glared, 3)
-    assert np.abs(rgb[4] - (200, 60, 30)).max() <= 3   # the centre sticker, under the spot
-    white = np.full((60, 60, 3), 235, np.uint8)          # white stickers are bright and pale, not glare
+    assert np.abs(rgb[4] - (200, 60, 30)).max() <= 3  # the centre sticker, under the spot
+    white = np.full((60, 60, 3), 235, np.uint8)  # white stickers are bright and pale, not glare
     assert np.abs(sample_square(white, 3) - 235).max() <= 1
 
 

@@ -23,8 +23,14 @@ from vision.scheme import (
     is_mirror_scheme,
 )
 
-DAYLIGHT_SRGB = {WHITE: (235, 235, 230), RED: (190, 25, 40), GREEN: (0, 155, 80),
-                 YELLOW: (250, 215, 0), ORANGE: (255, 105, 15), BLUE: (0, 75, 175)}
+DAYLIGHT_SRGB = {
+    WHITE: (235, 235, 230),
+    RED: (190, 25, 40),
+    GREEN: (0, 155, 80),
+    YELLOW: (250, 215, 0),
+    ORANGE: (255, 105, 15),
+    BLUE: (0, 75, 175),
+}
 STANDARD = {FACES.index(face): colour for colour, face in STANDARD_FACE.items()}
 
 
@@ -97,7 +103,7 @@ def test_swapped_face_images_are_refused_not_read(size, pair, seeds):
         n = size * size
         a, b = (FACES.index(f) for f in pair)
         swapped = rgb.copy()
-        swapped[a * n:(a + 1) * n], swapped[b * n:(b + 1) * n] = rgb[b * n:(b + 1) * n], rgb[a * n:(a + 1) * n]
+        swapped[a * n : (a + 1) * n], swapped[b * n : (b + 1) * n] = rgb[b * n : (b + 1) * n], rgb[a * n : (a + 1) * n]
         assert OPPOSITE[pair[0]] == pair[1]
         with pytest.raises(ScanError) as caught:
             classify(np.clip(swapped, 0, 255))

@@ -29,10 +29,16 @@ from hypothesis.errors import Unsatisfiable
 
 from test_robotd import serving
 
-CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
-          "response_schema_conformance", "response_headers_conformance", "negative_data_rejection")
-GENERATED = 80      # requests per operation and mode (valid, invalid) with the dashboard's header
-REFUSED = 30        # requests per operation that changes something, mode and way of lacking the header
+CHECKS = (
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_schema_conformance",
+    "response_headers_conformance",
+    "negative_data_rejection",
+)
+GENERATED = 80  # requests per operation and mode (valid, invalid) with the dashboard's header
+REFUSED = 30  # requests per operation that changes something, mode and way of lacking the header
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 BUSY = frozenset({"scanning", "solving", "executing", "verifying"})
 OTHER_SITE = "http://evil.example"
@@ -49,8 +55,9 @@ def schema(robotd):
     import schemathesis
 
     only = {"enabled": False, **{name: {"enabled": True} for name in CHECKS}}
-    return schemathesis.openapi.from_url(f"{robotd}/openapi.json", config=schemathesis.Config.from_dict(
-        {"checks": only}))
+    return schemathesis.openapi.from_url(
+        f"{robotd}/openapi.json", config=schemathesis.Config.from_dict({"checks": only})
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +76,8 @@ class Fuzzer:
         self.sent: Counter[str] = Counter()
         self.statuses: Counter[int] = Counter()
         self.server_errors = 0
-        self.schema_violations = 0          # replies under 500 that failed a check
-        self.failures: list[str] = []       # one line per failed check: what failed, and the curl command
+        self.schema_violations = 0  # replies under 500 that failed a check
+        self.failures: list[str] = []  # one line per failed check: what failed, and the curl command
         self.started = time.perf_counter()
 
     def send(self, case) -> None:
@@ -85,8 +92,10 @@ class Fuzzer:
             case.validate_response(response, headers=self.headers)
         except FailureGroup as group:
             self.schema_violations += response.status_code < 500
-            self.failures += [f"{failure.title} ({label}, {response.status_code}): "
-                              f"{case.as_curl_command(headers=self.headers)}" for failure in group.exceptions]
+            self.failures += [
+                f"{failure.title} ({label}, {response.status_code}): {case.as_curl_command(headers=self.headers)}"
+                for failure in group.exceptions
+            ]
         if label == "POST /api/runs" and response.status_code == 201:
             self.stop()
 
@@ -95,19 +104,31 @@ class Fuzzer:
         self.session.post(f"{self.base}/api/stop", headers={"X-Robotd": "1"}, timeout=30).raise_for_status()
 
     def fuzz(self, strategy, examples: int) -> None:
-        @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
-                  phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=examples,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         @given(case=strategy)
         def each(case) -> None:
             self.send(case)
 
-        with contextlib.suppress(Unsatisfiable):   # nothing to make invalid: no parameters, or only free text
+        with contextlib.suppress(Unsatisfiable):  # nothing to make invalid: no parameters, or only free text
             each()
 
     def summary(self, part: str) -> dict:
-        return {"part": part, "requests": sum(self.sent.values()), "server_errors": self.server_errors,
-                "schema_violations": self.schema_violations, "statuses": dict(sorted(self.statuses.items())),
-                "per_operation": dict(self.sent), "wall_s": round(time.perf_counter() - self.started, 1)}
+        return {
+            "part": part,
+            "requests": sum(self.sent.values()),
+            "server_errors": self.server_errors,
+            "schema_violations": self.schema_violations,
+            "statuses": dict(sorted(self.statuses.items())),
+            "per_operation": dict(self.sent),
+            "wall_s": round(time.perf_counter() - self.started, 1),
+        }
 
     def report(self, limit: int = 20) -> str:
         return "\n".join(self.failures[:limit])
@@ -134,9 +155,11 @@ def success_paths(schema, names: list[str]) -> list:
     """Requests that random data rarely makes, so that the 2xx replies are checked too: each camera's
     frame, a jog, the first run read back."""
     frame = schema["/api/cameras/{name}/frame.jpg"]["GET"]
-    return [*(frame.Case(path_parameters={"name": name}) for name in names),
-            schema["/api/jog"]["POST"].Case(body={"command": "R"}, media_type="application/json"),
-            schema["/api/runs/{run_id}"]["GET"].Case(path_parameters={"run_id": 1})]
+    return [
+        *(frame.Case(path_parameters={"name": name}) for name in names),
+        schema["/api/jog"]["POST"].Case(body={"command": "R"}, media_type="application/json"),
+        schema["/api/runs/{run_id}"]["GET"].Case(path_parameters={"run_id": 1}),
+    ]
 
 
 def wait_idle(base: str, seconds: float = 60) -> None:

@@ -33,14 +33,15 @@ from .lab import linear_to_lab, linear_to_srgb, luminance, srgb_to_linear
 
 _KEYS = {"size", "palette", "position_gains"}
 _GAIN_RANGE = (0.2, 5.0)
-MAX_FACE_SPREAD = 30.0   # CIELAB distance of a sticker from its face's mean on a solved cube
+MAX_FACE_SPREAD = 30.0  # CIELAB distance of a sticker from its face's mean on a solved cube
 
 
 @dataclass(frozen=True)
 class Calibration:
     """Colour reference of one rig. ``palette[f]``: sRGB of the colour on face f of the solved cube."""
+
     size: int
-    palette: np.ndarray                      # (6, 3) sRGB, rows in face order U R F D L B
+    palette: np.ndarray  # (6, 3) sRGB, rows in face order U R F D L B
     position_gains: np.ndarray | None = None  # (6 n^2,) brightness gains, mean 1 over each face
 
     @property
@@ -59,9 +60,11 @@ class Calibration:
 
     def to_json(self) -> dict:
         gains = None if self.position_gains is None else np.round(self.position_gains, 5).tolist()
-        return {"size": self.size,
-                "palette": {f: np.round(self.palette[k], 2).tolist() for k, f in enumerate(FACES)},
-                "position_gains": gains}
+        return {
+            "size": self.size,
+            "palette": {f: np.round(self.palette[k], 2).tolist() for k, f in enumerate(FACES)},
+            "position_gains": gains,
+        }
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
@@ -83,8 +86,10 @@ def calibrate(rgb: np.ndarray | list, per_position: bool = True) -> Calibration:
     for k, face in enumerate(FACES):
         worst = int(np.argmax(spread[k]))
         if spread[k, worst] > MAX_FACE_SPREAD:
-            raise ScanError(f"calibration needs a solved cube, but sticker {face}{worst + 1} differs from "
-                            f"the rest of face {face} by {spread[k, worst]:.0f} CIELAB units")
+            raise ScanError(
+                f"calibration needs a solved cube, but sticker {face}{worst + 1} differs from "
+                f"the rest of face {face} by {spread[k, worst]:.0f} CIELAB units"
+            )
     gains = None
     if per_position:  # brightness only: a dark channel's ratio (blue of yellow) would be noise
         brightness = luminance(linear)
@@ -138,6 +143,8 @@ def calibration_from_json(data: dict, where: str = "calibration") -> Calibration
         except (TypeError, ValueError):
             raise ScanError(f"{where}: 'position_gains' must be a list of numbers") from None
         if gains.shape != (6 * size * size,) or not np.all((gains >= _GAIN_RANGE[0]) & (gains <= _GAIN_RANGE[1])):
-            raise ScanError(f"{where}: 'position_gains' must hold {6 * size * size} numbers "
-                            f"between {_GAIN_RANGE[0]} and {_GAIN_RANGE[1]}")
+            raise ScanError(
+                f"{where}: 'position_gains' must hold {6 * size * size} numbers "
+                f"between {_GAIN_RANGE[0]} and {_GAIN_RANGE[1]}"
+            )
     return Calibration(size, rows, gains)

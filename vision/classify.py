@@ -45,9 +45,9 @@ from .pieces import fixed_facelets
 from .reader import Reader, features_to_lab
 from .scheme import is_mirror_scheme
 
-MAX_CUBE_GAP = 20.0   # nats the best real cube may cost above the same colours with pieces ignored
-SATURATED = 245.0     # a channel this high is at or near clipping
-TURN_MARGIN = 10.0    # nats by which one turned-back face must beat every other to be believed
+MAX_CUBE_GAP = 20.0  # nats the best real cube may cost above the same colours with pieces ignored
+SATURATED = 245.0  # a channel this high is at or near clipping
+TURN_MARGIN = 10.0  # nats by which one turned-back face must beat every other to be believed
 
 
 def classify(rgb, calibration: Calibration | None = None) -> Classification:
@@ -62,11 +62,15 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     rgb = check_rgb(rgb)
     if not np.all(np.isfinite(rgb)) or np.any((rgb < 0) | (rgb > 255)):
         bad = int(np.argwhere(~np.isfinite(rgb) | (rgb < 0) | (rgb > 255))[0, 0])
-        raise ScanError(f"sticker {sticker_name(bad, 3 if len(rgb) == 54 else 2)} has colour "
-                        f"{rgb[bad].tolist()}: each value must be a number in 0..255")
+        raise ScanError(
+            f"sticker {sticker_name(bad, 3 if len(rgb) == 54 else 2)} has colour "
+            f"{rgb[bad].tolist()}: each value must be a number in 0..255"
+        )
     if calibration is not None and calibration.size != (3 if len(rgb) == 54 else 2):
-        raise ScanError(f"the calibration is for a {calibration.size}x{calibration.size}x{calibration.size} "
-                        f"but the scan has {len(rgb)} stickers")
+        raise ScanError(
+            f"the calibration is for a {calibration.size}x{calibration.size}x{calibration.size} "
+            f"but the scan has {len(rgb)} stickers"
+        )
     try:
         fit, gap = _read(rgb, calibration)
         if gap <= MAX_CUBE_GAP:
@@ -89,10 +93,13 @@ def _with_exposure_advice(error: ScanError, rgb: np.ndarray) -> ScanError:
     doubted = [index[name] for name in error.stickers if name in index]
     if not doubted or np.mean(rgb[doubted].max(axis=1) >= SATURATED) < 0.5:
         return error
-    return ScanError(f"{str(error).rstrip('.')}. The stickers in doubt are nearly saturated "
-                     f"(a channel at {SATURATED:.0f} or more of 255): the picture is overexposed, which hides "
-                     "the difference between white and yellow; lower the camera's exposure or the light.",
-                     error.stickers, error.reading)
+    return ScanError(
+        f"{str(error).rstrip('.')}. The stickers in doubt are nearly saturated "
+        f"(a channel at {SATURATED:.0f} or more of 255): the picture is overexposed, which hides "
+        "the difference between white and yellow; lower the camera's exposure or the light.",
+        error.stickers,
+        error.reading,
+    )
 
 
 def _read(rgb: np.ndarray, calibration: Calibration | None) -> tuple[Fit, float]:
@@ -116,11 +123,13 @@ def _judged(fit: Fit) -> Classification:
         error.reading = plain_reading(fit.solution, fit.d2, fit.spread)
         raise error
     if is_mirror_scheme(features_to_lab(fit.refs)):
-        raise ScanError("the colours read form the mirror image of the standard colour scheme (with white up "
-                        "and green in front, red shows on the left): no real cube looks like this, so two face "
-                        "images are probably swapped (e.g. R with L) or an image is mirrored. Check that each "
-                        "image shows the face it is named for, upright, and rescan",
-                        reading=plain_reading(fit.solution, fit.d2, fit.spread))
+        raise ScanError(
+            "the colours read form the mirror image of the standard colour scheme (with white up "
+            "and green in front, red shows on the left): no real cube looks like this, so two face "
+            "images are probably swapped (e.g. R with L) or an image is mirrored. Check that each "
+            "image shows the face it is named for, upright, and rescan",
+            reading=plain_reading(fit.solution, fit.d2, fit.spread),
+        )
     return judge(fit.solution, fit.cost, fit.d2, fit.refs, fit.spread, fit.features)
 
 
@@ -145,23 +154,30 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
         _, turned_face, quarter, fit = fits[0]
         reading = _judged(fit)
         if reading.repaired and given.solution.cost - fit.solution.cost < TURN_MARGIN:
-            raise ScanError("the colours read form no real cube as the faces were given; "
-                            f"face {turned_face} turned back by {90 * quarter} degrees makes one only with stickers "
-                            f"{', '.join(reading.repaired)} read "
-                            "against their own colour, and explains the colours hardly better: a face is probably "
-                            "lit differently rather than turned. Check that each image shows the face it is named "
-                            "for, upright and evenly lit, and rescan", reading.repaired)
+            raise ScanError(
+                "the colours read form no real cube as the faces were given; "
+                f"face {turned_face} turned back by {90 * quarter} degrees makes one only with stickers "
+                f"{', '.join(reading.repaired)} read "
+                "against their own colour, and explains the colours hardly better: a face is probably "
+                "lit differently rather than turned. Check that each image shows the face it is named "
+                "for, upright and evenly lit, and rescan",
+                reading.repaired,
+            )
         return replace(reading, turned={turned_face: quarter})
     if fits:
         options = ", ".join(f"face {f} turned {90 * q} degrees" for _, f, q, _ in fits[:4])
-        raise ScanError(f"the colours read form no real cube as the faces were given, and more than one "
-                        f"face turned back would make one ({options}): check each face's image is "
-                        "upright (net orientation) and rescan")
+        raise ScanError(
+            f"the colours read form no real cube as the faces were given, and more than one "
+            f"face turned back would make one ({options}): check each face's image is "
+            "upright (net orientation) and rescan"
+        )
     if given.rivals:
-        _judged(given)    # raises, naming the stickers two readings disagree on
-    raise ScanError("the colours read form no real cube: no single face turned back makes one either; "
-                    "is a face image swapped with another, mirrored, or its grid found in the wrong "
-                    "place? Check that each image shows the face it is named for, upright")
+        _judged(given)  # raises, naming the stickers two readings disagree on
+    raise ScanError(
+        "the colours read form no real cube: no single face turned back makes one either; "
+        "is a face image swapped with another, mirrored, or its grid found in the wrong "
+        "place? Check that each image shows the face it is named for, upright"
+    )
 
 
 def _check_turned_faces(rgb: np.ndarray, calibration: Calibration | None, fit: Fit) -> None:
@@ -186,18 +202,24 @@ def _check_turned_faces(rgb: np.ndarray, calibration: Calibration | None, fit: F
         order = _turn_face(np.arange(24), 2, face, quarter)
         opposite = FACES.index(OPPOSITE[FACES[face]])
         if np.array_equal(labels[order], labels) or (
-                face in corners and labels[order[corners[face]]] not in (face, opposite)):
+            face in corners and labels[order[corners[face]]] not in (face, opposite)
+        ):
             continue
         turned, gap = _read(_turn_face(rgb, 2, face, quarter), calibration)
-        if (gap <= MAX_CUBE_GAP and turned.solution.cost < fit.solution.cost
-                and not np.array_equal(turned.solution.faces, labels)):
+        if (
+            gap <= MAX_CUBE_GAP
+            and turned.solution.cost < fit.solution.cost
+            and not np.array_equal(turned.solution.faces, labels)
+        ):
             cheaper.append((turned.solution.cost, face, quarter))
     if cheaper:
         _, face, quarter = min(cheaper)
-        raise ScanError(f"face {FACES[face]} may be turned: turned by {90 * quarter} degrees it reads as another "
-                        "real cube, better than as it was given, and on a 2x2 the pieces cannot tell which is "
-                        "meant. Check that each image is upright (net orientation) and rescan",
-                        tuple(sticker_name(face * 4 + k, 2) for k in range(4)))
+        raise ScanError(
+            f"face {FACES[face]} may be turned: turned by {90 * quarter} degrees it reads as another "
+            "real cube, better than as it was given, and on a 2x2 the pieces cannot tell which is "
+            "meant. Check that each image is upright (net orientation) and rescan",
+            tuple(sticker_name(face * 4 + k, 2) for k in range(4)),
+        )
 
 
 def _turn_face(values: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:

@@ -36,22 +36,35 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m vision", description="robotd cube scanner")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("classify", help="classify 54 (or 24) [r, g, b] sticker colours into a facelet string")
-    p.add_argument("--rgb", required=True, metavar="FILE.json",
-                   help="JSON list of [r, g, b] (0..255) in facelet order U R F D L B")
+    p.add_argument(
+        "--rgb", required=True, metavar="FILE.json", help="JSON list of [r, g, b] (0..255) in facelet order U R F D L B"
+    )
     _common(p)
     p = sub.add_parser("scan", help="scan six face photos (automatic grid) or a rig's images (view config)")
     _image_inputs(p)
     _common(p)
-    p.add_argument("--overlay", metavar="OUT.png",
-                   help="also write a PNG of each face with its grid, the colours read, their confidences "
-                        "and the stickers in doubt (written for a refused scan too)")
+    p.add_argument(
+        "--overlay",
+        metavar="OUT.png",
+        help="also write a PNG of each face with its grid, the colours read, their confidences "
+        "and the stickers in doubt (written for a refused scan too)",
+    )
     p = sub.add_parser("render", help="draw a cube state as a rig's cameras see it")
     p.add_argument("--state", required=True, help="facelet string (54 or 24 letters)")
-    p.add_argument("--view", required=True, metavar="RIG[:IMAGE]",
-                   help=f"rig ({', '.join(RIGS)}), optionally one of its images, e.g. corners:ufr or phone:F")
+    p.add_argument(
+        "--view",
+        required=True,
+        metavar="RIG[:IMAGE]",
+        help=f"rig ({', '.join(RIGS)}), optionally one of its images, e.g. corners:ufr or phone:F",
+    )
     p.add_argument("--light", default="daylight", choices=list(PRESETS))
-    p.add_argument("-o", "--output", required=True, metavar="OUT.png",
-                   help="image file; for several images each is written as OUT_<image>.png")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT.png",
+        help="image file; for several images each is written as OUT_<image>.png",
+    )
     p.add_argument("--seed", type=int, default=None, help="random seed (pose, noise, background)")
     p.add_argument("--blur", type=float, default=0.0, help="extra Gaussian blur in pixels")
     p.add_argument("--jpeg", type=int, default=None, metavar="QUALITY", help="add JPEG artefacts (1..100)")
@@ -73,8 +86,9 @@ def _image_inputs(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--faces", nargs="+", metavar="FACE=FILE", help="one photo per face, in net orientation")
     p.add_argument("--size", type=int, choices=(2, 3), help="puzzle size (default: from the photos)")
     p.add_argument("--views", metavar="RIG.toml", help="view config of a fixed-camera rig")
-    p.add_argument("--image", action="append", default=[], metavar="NAME=FILE",
-                   help="an image named in the view config (repeat)")
+    p.add_argument(
+        "--image", action="append", default=[], metavar="NAME=FILE", help="an image named in the view config (repeat)"
+    )
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:

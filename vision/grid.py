@@ -36,24 +36,25 @@ from .grid_candidates import brightness_edges, candidates, colour_edges, shrink
 from .grid_lattice import MIN_HOMOGRAPHY_VOTERS, Lattice, apply, best_windows, fit_map, lattices, pitch_at
 from .sampling import check_image
 
-WORK_WIDTH = 320            # photos are shrunk to this width to find the grid (speed, noise) ...
-FINE_WIDTH = 640            # ... and to this one where that shows none or a fine grid:
-FINE_PITCH = 24.0           # pitch below which the gaps (a tenth of it) blur away on the coarse copy
-MIN_VOTES = {2: 3, 3: 5}    # stickers found on the lattice before a grid is believed
-SIDE_SPREAD = 1.2           # a voter's side per pitch within this factor of its face's median
-FRAME_RATIO = 1.4           # a sticker's middle is this much brighter than the plastic around it,
-FRAME_LIFT = 8.0            # plus these levels
-CHANNEL_FRAME_RATIO = 2.0   # the same in the sticker's own brightest channel
-CELL = 20                   # pixels per cell of the warped face the frame test reads
-BAND = 5                    # width of the border bands it reads, in those pixels
-OUTER_LINES = 2             # the band's lines along the cell's edge, where the gap is
-DARK_SHARE = 0.1            # a band's darkness: this quantile of its pixels (a half gap at the outline
-                            # fills a fifth of the band)
+WORK_WIDTH = 320  # photos are shrunk to this width to find the grid (speed, noise) ...
+FINE_WIDTH = 640  # ... and to this one where that shows none or a fine grid:
+FINE_PITCH = 24.0  # pitch below which the gaps (a tenth of it) blur away on the coarse copy
+MIN_VOTES = {2: 3, 3: 5}  # stickers found on the lattice before a grid is believed
+SIDE_SPREAD = 1.2  # a voter's side per pitch within this factor of its face's median
+FRAME_RATIO = 1.4  # a sticker's middle is this much brighter than the plastic around it,
+FRAME_LIFT = 8.0  # plus these levels
+CHANNEL_FRAME_RATIO = 2.0  # the same in the sticker's own brightest channel
+CELL = 20  # pixels per cell of the warped face the frame test reads
+BAND = 5  # width of the border bands it reads, in those pixels
+OUTER_LINES = 2  # the band's lines along the cell's edge, where the gap is
+DARK_SHARE = 0.1  # a band's darkness: this quantile of its pixels (a half gap at the outline
+# fills a fifth of the band)
 
 
 @dataclass(frozen=True)
 class Grid:
     """A found face: its size, outer corners TL TR BR BL (image pixels), how many stickers voted."""
+
     size: int
     corners: np.ndarray
     votes: int
@@ -63,9 +64,10 @@ class Grid:
 class _Window:
     """An n x n window of a lattice: its voters (candidate indices), a map fitted to them, where it starts,
     and whether it settles the search (see ``_fit``)."""
+
     size: int
     voters: np.ndarray
-    matrix: np.ndarray       # lattice coordinates to the image
+    matrix: np.ndarray  # lattice coordinates to the image
     start: tuple[int, int]
     settled: bool
 
@@ -90,7 +92,7 @@ def detect_grid(image: np.ndarray, size: int | None = None, name: str = "photo")
         grid, seen = _search(work, size)
         found = max(found, seen)
         if grid is not None:
-            if best is None or grid.size >= best.size:       # a 3x3 beats a 2x2 inside it at either scale
+            if best is None or grid.size >= best.size:  # a 3x3 beats a 2x2 inside it at either scale
                 best = Grid(grid.size, _upright(grid.corners) / scale, grid.votes)
             if _pitch(grid) >= FINE_PITCH:
                 break
@@ -99,8 +101,10 @@ def detect_grid(image: np.ndarray, size: int | None = None, name: str = "photo")
     if best is not None:
         return best
     wanted = f"{size}x{size}" if size else "2x2 or 3x3"
-    raise ScanError(f"{name}: no {wanted} sticker grid found ({found} sticker-like patches, "
-                    "none forming a grid): is one face of the cube in view, in focus and lit?")
+    raise ScanError(
+        f"{name}: no {wanted} sticker grid found ({found} sticker-like patches, "
+        "none forming a grid): is one face of the cube in view, in focus and lit?"
+    )
 
 
 def _search(work: np.ndarray, size: int | None) -> tuple[Grid | None, int]:
@@ -142,15 +146,15 @@ def _fit(cands: np.ndarray, n: int | None, image: np.ndarray) -> tuple[Grid, boo
                 window = _window(cands, lattice, size, start, settles=n is not None or size == 3 or votes == alone)
                 if window is None:
                     continue
-                key = (size, frozenset(window.voters.tolist()))     # one face seen from several stickers
+                key = (size, frozenset(window.voters.tolist()))  # one face seen from several stickers
                 if key in windows:
                     continue
                 windows[key] = window
                 if size == sizes[0] and window.votes == size * size:
-                    found = _accept(image, [window])       # every sticker found: nothing beats it
+                    found = _accept(image, [window])  # every sticker found: nothing beats it
                     if found is not None:
                         return found[0], True
-    for size in sizes:                 # a 3x3 that holds up beats any 2x2 inside it
+    for size in sizes:  # a 3x3 that holds up beats any 2x2 inside it
         mine = [w for w in windows.values() if w.size == size]
         for level in sorted({w.votes for w in mine}, reverse=True):
             found = _accept(image, [w for w in mine if w.votes == level])
@@ -208,9 +212,12 @@ def _accept(image: np.ndarray, windows: list[_Window]) -> tuple[Grid, _Window] |
     """Of windows with equal votes, the one with most framed cells, then most contrast, if any holds up."""
     best = None
     for window in windows:
-        outline = np.asarray(window.start, dtype=np.float64) - 0.5 \
+        outline = (
+            np.asarray(window.start, dtype=np.float64)
+            - 0.5
             + window.size * np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float64)
-        corners = apply(window.matrix, outline)                 # TL TR BR BL in lattice order
+        )
+        corners = apply(window.matrix, outline)  # TL TR BR BL in lattice order
         framed, contrast = _framed_cells(image, corners, window.size)
         # one cell may fail the frame test, two where a sticker was not even a candidate
         n = window.size * window.size
@@ -236,30 +243,43 @@ def _framed_cells(image: np.ndarray, corners: np.ndarray, size: int) -> tuple[in
     n, side = size * size, CELL * size
     target = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32) - 0.5  # on the outer pixel edges
     matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
-    square = cv2.warpPerspective(image, matrix, (side, side), borderMode=cv2.BORDER_CONSTANT,
-                                 borderValue=(255, 255, 255))
-    shown = cv2.warpPerspective(np.full(image.shape[:2], 1, np.uint8), matrix, (side, side),
-                                flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    square = cv2.warpPerspective(
+        image, matrix, (side, side), borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255)
+    )
+    shown = cv2.warpPerspective(
+        np.full(image.shape[:2], 1, np.uint8),
+        matrix,
+        (side, side),
+        flags=cv2.INTER_NEAREST,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
     brightness = cv2.max(cv2.max(square[:, :, 0], square[:, :, 1]), square[:, :, 2])
-    planes = np.concatenate([square, brightness[:, :, None], shown[:, :, None]], axis=2)    # B G R bright shown
+    planes = np.concatenate([square, brightness[:, :, None], shown[:, :, None]], axis=2)  # B G R bright shown
     cells = planes.reshape(size, CELL, size, CELL, 5).transpose(0, 2, 4, 1, 3).reshape(n, 5, CELL, CELL)
     middle = slice(CELL // 4, CELL - CELL // 4)
-    inside = _quantile(cells[:, :, middle, middle].reshape(n, 5, -1), 0.5)          # (n, 5) medians
+    inside = _quantile(cells[:, :, middle, middle].reshape(n, 5, -1), 0.5)  # (n, 5) medians
     # each side's band as (lines, CELL), its first line on the cell's edge
-    bands = np.concatenate([cells[:, :, :BAND], cells[:, :, :-BAND - 1:-1],
-                            cells[:, :, :, :BAND].transpose(0, 1, 3, 2),
-                            cells[:, :, :, :-BAND - 1:-1].transpose(0, 1, 3, 2)],
-                           axis=2).reshape(n, 5, 4, -1)                           # (n, plane, side, pixels)
-    frame = _quantile(bands[:, :4], DARK_SHARE)                                    # (n, plane, side)
+    bands = np.concatenate(
+        [
+            cells[:, :, :BAND],
+            cells[:, :, : -BAND - 1 : -1],
+            cells[:, :, :, :BAND].transpose(0, 1, 3, 2),
+            cells[:, :, :, : -BAND - 1 : -1].transpose(0, 1, 3, 2),
+        ],
+        axis=2,
+    ).reshape(n, 5, 4, -1)  # (n, plane, side, pixels)
+    frame = _quantile(bands[:, :4], DARK_SHARE)  # (n, plane, side)
     # a side whose outer lines (where its gap is) lie mostly off the photo is not judged
-    unseen = bands[:, 4].reshape(n, 4, BAND, CELL)[:, :, :OUTER_LINES].mean(axis=(2, 3)) < 0.5   # (n, side)
+    unseen = bands[:, 4].reshape(n, 4, BAND, CELL)[:, :, :OUTER_LINES].mean(axis=(2, 3)) < 0.5  # (n, side)
     rows = np.arange(n)
     channel = inside[:, :3].argmax(axis=1)
     bright, own = inside[:, 3], inside[rows, channel]
-    framed = (unseen | (bright[:, None] > FRAME_RATIO * frame[:, 3] + FRAME_LIFT)).all(axis=1) \
-        | (unseen | (own[:, None] > CHANNEL_FRAME_RATIO * frame[rows, channel] + FRAME_LIFT)).all(axis=1)
-    framed &= (inside[:, 4] > 0) & (unseen.sum(axis=1) <= 1)      # its middle in the photo, three sides seen
-    contrast = np.sort(bright - frame[:, 3].max(axis=1))[n // 2]                  # the median cell's
+    framed = (unseen | (bright[:, None] > FRAME_RATIO * frame[:, 3] + FRAME_LIFT)).all(axis=1) | (
+        unseen | (own[:, None] > CHANNEL_FRAME_RATIO * frame[rows, channel] + FRAME_LIFT)
+    ).all(axis=1)
+    framed &= (inside[:, 4] > 0) & (unseen.sum(axis=1) <= 1)  # its middle in the photo, three sides seen
+    contrast = np.sort(bright - frame[:, 3].max(axis=1))[n // 2]  # the median cell's
     return int(framed.sum()), float(contrast)
 
 
@@ -272,7 +292,7 @@ def _quantile(values: np.ndarray, share: float) -> np.ndarray:
 def _upright(corners: np.ndarray) -> np.ndarray:
     """Reorder corners so the face's right points along the image's +x (net orientation)."""
     right, down = corners[1] - corners[0], corners[3] - corners[0]
-    if right[0] * down[1] - right[1] * down[0] < 0:    # mirrored order: make it clockwise on screen
+    if right[0] * down[1] - right[1] * down[0] < 0:  # mirrored order: make it clockwise on screen
         corners = corners[[0, 3, 2, 1]]
     best_score, best = -np.inf, corners
     for k in range(4):

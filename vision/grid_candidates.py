@@ -18,17 +18,17 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-MIN_STICKER_PX = 8.0        # side, at work size
-EDGE_FLOORS = (30.0, 25.0, 25.0)   # Canny's least low threshold: log brightness, Cr, Cb
-EDGE_NOISE_FACTOR = 3.0     # Canny's low threshold, in noise deviations of the unblurred channel (its high
-                            # one, 2.5 times that, lies above the gradients the blurred noise makes)
-DARK_OFFSET = 0.1           # log brightness is taken of the level plus this share of the bright level
-MAX_STICKER_SHARE = 0.45    # of the image's shorter side
-MAX_ASPECT = 1.67           # of the rotated bounding rectangle (a sticker seen at up to ~50 degrees)
-MIN_SOLIDITY = 0.9          # of the convex hull: no notches
-MIN_FILL = 0.85             # of the rotated bounding rectangle (made isotropic): rounded squares, not discs (0.785)
-SAMPLE_ROWS = 4             # image statistics (bright level, noise) are read from every 4th row
-EDGE_WIDTH = 2.0            # the dilated edges eat this much of a region's side
+MIN_STICKER_PX = 8.0  # side, at work size
+EDGE_FLOORS = (30.0, 25.0, 25.0)  # Canny's least low threshold: log brightness, Cr, Cb
+EDGE_NOISE_FACTOR = 3.0  # Canny's low threshold, in noise deviations of the unblurred channel (its high
+# one, 2.5 times that, lies above the gradients the blurred noise makes)
+DARK_OFFSET = 0.1  # log brightness is taken of the level plus this share of the bright level
+MAX_STICKER_SHARE = 0.45  # of the image's shorter side
+MAX_ASPECT = 1.67  # of the rotated bounding rectangle (a sticker seen at up to ~50 degrees)
+MIN_SOLIDITY = 0.9  # of the convex hull: no notches
+MIN_FILL = 0.85  # of the rotated bounding rectangle (made isotropic): rounded squares, not discs (0.785)
+SAMPLE_ROWS = 4  # image statistics (bright level, noise) are read from every 4th row
+EDGE_WIDTH = 2.0  # the dilated edges eat this much of a region's side
 
 
 def shrink(image: np.ndarray, width: int) -> tuple[np.ndarray, float]:
@@ -56,7 +56,7 @@ def _noise(residual: np.ndarray) -> float:
     cumulative = np.cumsum(hist) / max(hist.sum(), 1.0)
     k = int(np.searchsorted(cumulative, 0.5))
     below = cumulative[k - 1] if k > 0 else 0.0
-    start, width = (0.0, 0.5) if k == 0 else (k - 0.5, 1.0)   # bin k holds [k - 0.5, k + 0.5), bin 0 [0, 0.5)
+    start, width = (0.0, 0.5) if k == 0 else (k - 0.5, 1.0)  # bin k holds [k - 0.5, k + 0.5), bin 0 [0, 0.5)
     return 1.4826 * (start + width * (0.5 - below) / max(cumulative[k] - below, 1e-9))
 
 
@@ -91,8 +91,10 @@ def brightness_edges(image: np.ndarray) -> np.ndarray:
 def colour_edges(image: np.ndarray) -> np.ndarray:
     """Edges of the colour channels Cr and Cb (undilated): stickers against plastic or background of like brightness."""
     ycrcb = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb)
-    return cv2.bitwise_or(_channel_edges(cv2.extractChannel(ycrcb, 1), EDGE_FLOORS[1]),
-                          _channel_edges(cv2.extractChannel(ycrcb, 2), EDGE_FLOORS[2]))
+    return cv2.bitwise_or(
+        _channel_edges(cv2.extractChannel(ycrcb, 1), EDGE_FLOORS[1]),
+        _channel_edges(cv2.extractChannel(ycrcb, 2), EDGE_FLOORS[2]),
+    )
 
 
 def candidates(edge_map: np.ndarray) -> np.ndarray:
@@ -110,7 +112,7 @@ def candidates(edge_map: np.ndarray) -> np.ndarray:
         if links[3] >= 0 or len(contour) < 4:
             continue
         area = cv2.contourArea(contour)
-        if not MIN_STICKER_PX ** 2 <= area <= max_area:
+        if not MIN_STICKER_PX**2 <= area <= max_area:
             continue
         _, (rw, rh), _ = rect = cv2.minAreaRect(contour)
         if rw <= 0 or rh <= 0 or max(rw, rh) > MAX_ASPECT * min(rw, rh):
@@ -118,7 +120,7 @@ def candidates(edge_map: np.ndarray) -> np.ndarray:
         if area < MIN_SOLIDITY * cv2.contourArea(cv2.convexHull(contour)):
             continue
         if area < MIN_FILL * rw * rh and _isotropic_fill(contour, area) < MIN_FILL:
-            continue                     # (a region that fills its rectangle needs no whitening)
+            continue  # (a region that fills its rectangle needs no whitening)
         rows.append((rect[0][0], rect[0][1], np.sqrt(area) + EDGE_WIDTH))
     return _distinct(np.array(rows, dtype=np.float64).reshape(-1, 3))
 

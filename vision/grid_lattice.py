@@ -19,23 +19,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-LATTICE_TOLERANCE = 0.28    # in pitches: how far a centre may sit from its lattice point
-MIN_SIDE, MAX_SIDE = 0.6, 1.25   # a voter's side, in pitches at its place
-MIN_HOMOGRAPHY_VOTERS = 6   # fewer fit almost any homography: it would prove nothing
-OUTLIER_SHARE = 0.15        # of a pitch: how far a voter may sit from the fitted homography
-NEIGHBOURS = 4              # nearest candidates paired with each
-PAIR_SIZE_RATIO = 1.33      # the two candidates of a proposing pair differ in size at most this much
+LATTICE_TOLERANCE = 0.28  # in pitches: how far a centre may sit from its lattice point
+MIN_SIDE, MAX_SIDE = 0.6, 1.25  # a voter's side, in pitches at its place
+MIN_HOMOGRAPHY_VOTERS = 6  # fewer fit almost any homography: it would prove nothing
+OUTLIER_SHARE = 0.15  # of a pitch: how far a voter may sit from the fitted homography
+NEIGHBOURS = 4  # nearest candidates paired with each
+PAIR_SIZE_RATIO = 1.33  # the two candidates of a proposing pair differ in size at most this much
 PAIR_DISTANCE = (1.0, 1.7)  # their distance, in sides of the first
-MAX_REACH = 16              # lattice steps from the middle voter that windows are looked for in
+MAX_REACH = 16  # lattice steps from the middle voter that windows are looked for in
 
 
 @dataclass
 class Lattice:
     """All candidates in one lattice's coordinates: integer points, which vote, pitch at each, the map."""
-    coords: np.ndarray      # (k, 2) int: nearest lattice point of each candidate
-    fits: np.ndarray        # (k,) bool: voters
-    pitch: np.ndarray       # (k,) lattice pitch in pixels at each candidate
-    matrix: np.ndarray      # 3x3 homography from lattice coordinates (points at integers) to the image
+
+    coords: np.ndarray  # (k, 2) int: nearest lattice point of each candidate
+    fits: np.ndarray  # (k,) bool: voters
+    pitch: np.ndarray  # (k,) lattice pitch in pixels at each candidate
+    matrix: np.ndarray  # 3x3 homography from lattice coordinates (points at integers) to the image
 
 
 def lattices(cands: np.ndarray) -> Iterator[Lattice]:
@@ -62,8 +63,13 @@ def _pairs(cands: np.ndarray) -> np.ndarray:
     order = np.argsort(dist, axis=1)[:, :NEIGHBOURS]
     nearest[np.arange(len(cands))[:, None], order] = True
     ratio = sides[None, :] / sides[:, None]
-    ok = nearest & (ratio > 1 / PAIR_SIZE_RATIO) & (ratio < PAIR_SIZE_RATIO) \
-        & (dist > PAIR_DISTANCE[0] * sides[:, None]) & (dist < PAIR_DISTANCE[1] * sides[:, None])
+    ok = (
+        nearest
+        & (ratio > 1 / PAIR_SIZE_RATIO)
+        & (ratio < PAIR_SIZE_RATIO)
+        & (dist > PAIR_DISTANCE[0] * sides[:, None])
+        & (dist < PAIR_DISTANCE[1] * sides[:, None])
+    )
     return np.argwhere(ok)
 
 
@@ -72,9 +78,9 @@ def _lattice(cands: np.ndarray, origin: int, pitch: np.ndarray) -> Lattice:
     a = np.asarray(pitch, dtype=np.float64)
     matrix = np.array([[a[0], -a[1], cands[origin, 0]], [a[1], a[0], cands[origin, 1]], [0.0, 0.0, 1.0]])
     best = _votes(cands, matrix)
-    for _ in range(2):                                          # affine refits: a sheared, stretched grid
+    for _ in range(2):  # affine refits: a sheared, stretched grid
         if best.fits.sum() >= MIN_HOMOGRAPHY_VOTERS:
-            break                                               # enough for the homography below
+            break  # enough for the homography below
         voters = np.flatnonzero(best.fits)
         refit = fit_map(best.coords[voters], cands[voters, :2], homography=False)
         if refit is None:
@@ -126,7 +132,7 @@ def fit_map(points: np.ndarray, image_pts: np.ndarray, homography: bool) -> np.n
         design[:, :2], design[:, 2] = points, 1.0
         normal = design.T @ design
         if np.linalg.cond(normal) > 1e8:
-            return None                  # all on one line
+            return None  # all on one line
         solution = np.linalg.solve(normal, design.T @ image_pts)
         return np.vstack([solution.T, [0.0, 0.0, 1.0]])
     src, to_src = _normalise(points)
@@ -139,7 +145,7 @@ def fit_map(points: np.ndarray, image_pts: np.ndarray, homography: bool) -> np.n
     rows[n:, 6:8], rows[n:, 8] = -dst[:, 1:] * src, -dst[:, 1]
     _, singular, vt = np.linalg.svd(rows)
     if singular[7] < 1e-6 * singular[0]:
-        return None                      # the points do not pin a homography down (three on a line)
+        return None  # the points do not pin a homography down (three on a line)
     matrix = np.linalg.inv(to_dst) @ vt[-1].reshape(3, 3) @ to_src
     if abs(matrix[2, 2]) < 1e-12:
         return None
@@ -163,8 +169,12 @@ def _votes(cands: np.ndarray, matrix: np.ndarray) -> Lattice:
     pitch = pitch_at(matrix, coords)
     off = np.abs(coords - points)
     sides = cands[:, 2]
-    fits = (off[:, 0] < LATTICE_TOLERANCE) & (off[:, 1] < LATTICE_TOLERANCE) \
-        & (sides > MIN_SIDE * pitch) & (sides < MAX_SIDE * pitch)
+    fits = (
+        (off[:, 0] < LATTICE_TOLERANCE)
+        & (off[:, 1] < LATTICE_TOLERANCE)
+        & (sides > MIN_SIDE * pitch)
+        & (sides < MAX_SIDE * pitch)
+    )
     fits = _one_per_point(points, coords, fits)
     return Lattice(points.astype(int), fits, pitch, matrix)
 
@@ -175,7 +185,7 @@ def pitch_at(matrix: np.ndarray, coords: np.ndarray) -> np.ndarray:
     From the map's derivative there: for x = (A p + t) / w, w = h . p + h22,
     dx/dp = (A - x h^T) / w.
     """
-    if matrix[2, 0] == 0.0 and matrix[2, 1] == 0.0:                    # affine: one pitch everywhere
+    if matrix[2, 0] == 0.0 and matrix[2, 1] == 0.0:  # affine: one pitch everywhere
         step = np.hypot(matrix[0, :2], matrix[1, :2]) / matrix[2, 2]
         return np.full(len(coords), 0.5 * (step[0] + step[1]))
     w = coords @ matrix[2, :2] + matrix[2, 2]
@@ -212,14 +222,14 @@ def best_windows(lattice: Lattice, n: int) -> tuple[int, list[tuple[int, int]]]:
     if not len(pts):
         return 0, []
     middle = np.sort(pts, axis=0)[len(pts) // 2]
-    pts = pts[np.abs(pts - middle).max(axis=1) <= MAX_REACH]      # a stray far point is no face
+    pts = pts[np.abs(pts - middle).max(axis=1) <= MAX_REACH]  # a stray far point is no face
     low = pts.min(axis=0) - (n - 1)
     extent = pts.max(axis=0) - low + 1
     occupied = np.zeros((extent[0] + n, extent[1] + n), dtype=np.int32)
     occupied[pts[:, 0] - low[0], pts[:, 1] - low[1]] = 1
     table = np.zeros((occupied.shape[0] + 1, occupied.shape[1] + 1), dtype=np.int32)
     table[1:, 1:] = occupied.cumsum(0).cumsum(1)
-    counts = table[n:, n:] - table[:-n, n:] - table[n:, :-n] + table[:-n, :-n]   # window starting at (i, j)
+    counts = table[n:, n:] - table[:-n, n:] - table[n:, :-n] + table[:-n, :-n]  # window starting at (i, j)
     best = int(counts.max())
     starts = np.argwhere(counts == best) + low
     return best, [(int(i), int(j)) for i, j in starts]

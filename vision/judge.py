@@ -25,20 +25,20 @@ from .errors import ScanError
 from .pieces import Solution, best_cube_without, fixed_facelets
 from .reader import closest_colours, colour_model, distances, log_likelihood
 
-CHECK_BELOW = 0.995        # stickers whose own evidence is weaker than this are re-solved forced
+CHECK_BELOW = 0.995  # stickers whose own evidence is weaker than this are re-solved forced
 MAX_CHECKS = 12
-DOUBT_MARGIN = 2.0         # cost (negative log-likelihood) a competing reading must lose by
-OUTLIER_D2 = 25.0          # squared distance to its colour, in sigmas: chi-square (3 dof) p < 2e-5
-OUTLIER_MARGIN = 5.0        # a sticker that fits no colour is set by the stickers it forces to change, at 150:1 or more
+DOUBT_MARGIN = 2.0  # cost (negative log-likelihood) a competing reading must lose by
+OUTLIER_D2 = 25.0  # squared distance to its colour, in sigmas: chi-square (3 dof) p < 2e-5
+OUTLIER_MARGIN = 5.0  # a sticker that fits no colour is set by the stickers it forces to change, at 150:1 or more
 MAX_OUTLIER_SHARE = 1 / 3  # more stickers than this fitting no colour: the scan itself is bad
-STRONG_REPAIR_LOGP = 4.5   # own evidence at least e^4.5 (90:1) against the reading the pieces force
-MAX_STRONG_REPAIRS = 0     # such a sticker that also fits its own colour well is a contradiction
+STRONG_REPAIR_LOGP = 4.5  # own evidence at least e^4.5 (90:1) against the reading the pieces force
+MAX_STRONG_REPAIRS = 0  # such a sticker that also fits its own colour well is a contradiction
 # Stickers the pieces may read against their nearest colour. On a 2x2 (21 stickers free) a reading
 # that needed three or more was wrong in 2 of 3 such stress-set readings (bench/vision_stress.py),
 # one with two in 5 of 34; a 3x3's pieces pin each sticker from more sides, so it has no such limit.
 MAX_REPAIRS = {2: 2, 3: 48}
-CLEAR_FIT_D2 = 11.3       # fits its nearest colour well: chi-square (3 dof) p > 0.01
-MIN_SEPARATION_D2 = 0.5    # references this close (in their pooled scatters) are one colour seen twice
+CLEAR_FIT_D2 = 11.3  # fits its nearest colour well: chi-square (3 dof) p > 0.01
+MIN_SEPARATION_D2 = 0.5  # references this close (in their pooled scatters) are one colour seen twice
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class Classification:
     ``turned`` maps a face whose image was turned to the quarter turns
     (clockwise) it was turned back by.
     """
+
     state: str
     confidence: np.ndarray
     repaired: tuple[str, ...] = ()
@@ -60,15 +61,18 @@ class Classification:
         return 3 if len(self.state) == 54 else 2
 
     def as_dict(self) -> dict:
-        return {"state": self.state,
-                "confidence": [round(float(c), 4) for c in self.confidence],
-                "min_confidence": round(float(self.confidence.min()), 4),
-                "repaired": list(self.repaired),
-                "turned": dict(self.turned)}
+        return {
+            "state": self.state,
+            "confidence": [round(float(c), 4) for c in self.confidence],
+            "min_confidence": round(float(self.confidence.min()), 4),
+            "repaired": list(self.repaired),
+            "turned": dict(self.turned),
+        }
 
 
-def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray,
-          spread: np.ndarray, features: np.ndarray) -> Classification:
+def judge(
+    solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray, spread: np.ndarray, features: np.ndarray
+) -> Classification:
     """The final reading with confidences, or the ScanError for a scan that cannot be trusted.
 
     ``cost[sticker, face]``: the robust cost the cube was solved with;
@@ -78,7 +82,7 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
     size, labels = solution.size, solution.faces
     reading = plain_reading(solution, d2, spread)
     confidence, state = reading.confidence, reading.state
-    repaired = d2.argmin(axis=1) != labels      # read against their nearest colour by the pieces
+    repaired = d2.argmin(axis=1) != labels  # read against their nearest colour by the pieces
     repaired[list(fixed_facelets(size))] = False
     try:
         _check_doubts(solution, cost, d2, refs, spread, confidence)
@@ -89,10 +93,13 @@ def judge(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray
     from_face_letters(state)  # reachable by construction; a failure here is a bug, not a scan problem
     repaired = tuple(sticker_name(int(i), size) for i in np.flatnonzero(repaired))
     if len(repaired) > MAX_REPAIRS[size]:
-        raise ScanError(f"the pieces had to override {len(repaired)} stickers ({', '.join(repaired)}) to make a "
-                        f"real {size}x{size}x{size}: too many to trust; check that each image shows the face it "
-                        "is named for, upright and evenly lit, and rescan", repaired,
-                        Classification(state, confidence))
+        raise ScanError(
+            f"the pieces had to override {len(repaired)} stickers ({', '.join(repaired)}) to make a "
+            f"real {size}x{size}x{size}: too many to trust; check that each image shows the face it "
+            "is named for, upright and evenly lit, and rescan",
+            repaired,
+            Classification(state, confidence),
+        )
     return Classification(state, confidence, repaired)
 
 
@@ -107,8 +114,9 @@ def plain_reading(solution: Solution, d2: np.ndarray, spread: np.ndarray) -> Cla
     return Classification("".join(FACES[f] for f in solution.faces), confidence)
 
 
-def _check_doubts(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray, spread: np.ndarray,
-                  confidence: np.ndarray) -> None:
+def _check_doubts(
+    solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np.ndarray, spread: np.ndarray, confidence: np.ndarray
+) -> None:
     """Raise the ScanError for an untrustworthy reading; ``confidence`` is refined where checked."""
     size, labels = solution.size, solution.faces
     _check_colours_differ(refs, spread, labels, size)
@@ -117,8 +125,9 @@ def _check_doubts(solution: Solution, cost: np.ndarray, d2: np.ndarray, refs: np
     fixed = fixed_facelets(size)
     _check_outliers([int(i) for i in everyone if i not in fixed and fit[i] > OUTLIER_D2], len(labels), size)
     doubts: dict[int, set[int]] = {}
-    candidates = [i for i in np.argsort(confidence)
-                  if i not in fixed and (confidence[i] < CHECK_BELOW or fit[i] > OUTLIER_D2)]
+    candidates = [
+        i for i in np.argsort(confidence) if i not in fixed and (confidence[i] < CHECK_BELOW or fit[i] > OUTLIER_D2)
+    ]
     for i in candidates[:MAX_CHECKS]:
         other = best_cube_without(cost, solution, int(i))
         margin = other.cost - solution.cost
@@ -136,9 +145,12 @@ def _check_colours_differ(refs: np.ndarray, spread: np.ndarray, labels: np.ndarr
     if d2 >= MIN_SEPARATION_D2:
         return
     names = tuple(sticker_name(int(i), size) for i in np.flatnonzero((labels == a) | (labels == b)))
-    raise ScanError(f"the colours of faces {FACES[min(a, b)]} and {FACES[max(a, b)]} look the same "
-                    f"(stickers {', '.join(names)}): a cube shows six different colours; "
-                    "check the lighting and that every sticker is in view", names)
+    raise ScanError(
+        f"the colours of faces {FACES[min(a, b)]} and {FACES[max(a, b)]} look the same "
+        f"(stickers {', '.join(names)}): a cube shows six different colours; "
+        "check the lighting and that every sticker is in view",
+        names,
+    )
 
 
 def _check_repairs(labels: np.ndarray, features: np.ndarray, repaired: np.ndarray, size: int) -> None:
@@ -168,24 +180,32 @@ def _check_repairs(labels: np.ndarray, features: np.ndarray, repaired: np.ndarra
         return
     nearest = logp.argmax(axis=1)
     parts = [f"{sticker_name(int(i), size)} looks {FACES[nearest[i]]} but only {FACES[labels[i]]} fits" for i in strong]
-    raise ScanError(f"{len(strong)} stickers had to be read against their own colour ({', '.join(parts)}): "
-                    "too many for misreads; is every face in view and its grid found where it is?",
-                    tuple(sticker_name(int(i), size) for i in strong))
+    raise ScanError(
+        f"{len(strong)} stickers had to be read against their own colour ({', '.join(parts)}): "
+        "too many for misreads; is every face in view and its grid found where it is?",
+        tuple(sticker_name(int(i), size) for i in strong),
+    )
 
 
 def _check_outliers(outliers: list[int], count: int, size: int) -> None:
     if len(outliers) > MAX_OUTLIER_SHARE * count:
         names = tuple(sticker_name(i, size) for i in outliers)
-        raise ScanError(f"{len(outliers)} stickers match none of the six colours well ({', '.join(names)}): "
-                        "is the whole cube in view, evenly lit and free of glare?", names)
+        raise ScanError(
+            f"{len(outliers)} stickers match none of the six colours well ({', '.join(names)}): "
+            "is the whole cube in view, evenly lit and free of glare?",
+            names,
+        )
 
 
 def doubt_error(doubts: dict[int, set[int]], size: int) -> ScanError:
     names = [sticker_name(i, size) for i in sorted(doubts)]
-    parts = [f"{sticker_name(i, size)} could be {' or '.join(FACES[f] for f in sorted(faces, key=FACES.__getitem__))}"
-             for i, faces in sorted(doubts.items())]
+    parts = [
+        f"{sticker_name(i, size)} could be {' or '.join(FACES[f] for f in sorted(faces, key=FACES.__getitem__))}"
+        for i, faces in sorted(doubts.items())
+    ]
     shown = ", ".join(parts[:12]) + (f" and {len(parts) - 12} more" if len(parts) > 12 else "")
     return ScanError(
         f"cannot read the cube for sure: {shown} (letters name the face whose centre colour is meant; "
         "these stickers' colours are too close to tell apart: rescan with more even light, or calibrate)",
-        tuple(names))
+        tuple(names),
+    )

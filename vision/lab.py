@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 # sRGB primaries to CIE XYZ, D65 white (IEC 61966-2-1).
-_RGB_TO_XYZ = np.array([[0.4124564, 0.3575761, 0.1804375],
-                        [0.2126729, 0.7151522, 0.0721750],
-                        [0.0193339, 0.1191920, 0.9503041]])
+_RGB_TO_XYZ = np.array(
+    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
+)
 _WHITE_D65 = _RGB_TO_XYZ.sum(axis=1)
 _EPSILON = 216 / 24389
 _KAPPA = 24389 / 27

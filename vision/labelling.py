@@ -19,11 +19,11 @@ from .judge import CLEAR_FIT_D2, STRONG_REPAIR_LOGP
 from .pieces import Solution, best_cube_without, fixed_facelets
 from .reader import MAX_PASSES, Reader, closest_colours, colour_separation, costs, log_likelihood
 
-MAX_SPLITS = 2             # overlapping colour pairs split again
-RESPLIT_BELOW_D2 = 16.0    # pairs closer than this (in their pooled scatters) are split again
-MAX_REFITS = 3             # rounds of forcing the least certain stickers and settling again
-MAX_FLIPS = 6              # stickers forced per round
-FLIP_BELOW = 6.0           # own evidence (log odds against the runner-up colour) below which a sticker is forced
+MAX_SPLITS = 2  # overlapping colour pairs split again
+RESPLIT_BELOW_D2 = 16.0  # pairs closer than this (in their pooled scatters) are split again
+MAX_REFITS = 3  # rounds of forcing the least certain stickers and settling again
+MAX_FLIPS = 6  # stickers forced per round
+FLIP_BELOW = 6.0  # own evidence (log odds against the runner-up colour) below which a sticker is forced
 
 
 def best_fit(reader: Reader) -> tuple[Fit, list[Fit]]:
@@ -87,7 +87,7 @@ class Fit:
     refs: np.ndarray
     spread: np.ndarray
     features: np.ndarray
-    rivals: list = field(default_factory=list)   # other whole-cube readings nearly as good
+    rivals: list = field(default_factory=list)  # other whole-cube readings nearly as good
 
 
 def settle(reader: Reader, labels: np.ndarray) -> Fit:
@@ -197,7 +197,7 @@ def _resplits(features: np.ndarray, labels: np.ndarray, pair: tuple[int, int]) -
     out = []
     for direction in directions:
         order = np.argsort(z @ direction)
-        low, high = members[order[: len(members) // 2]], members[order[len(members) // 2:]]
+        low, high = members[order[: len(members) // 2]], members[order[len(members) // 2 :]]
         split = labels.copy()
         split[high], split[low] = (a, b) if ref_a @ direction > 0 else (b, a)
         out.append(split)

@@ -33,34 +33,56 @@ SAMPLE_NOISE_REDUCTION = 4.0  # noise of a median over 16 pixels, relative to on
 @dataclass(frozen=True)
 class Lighting:
     """One lighting preset (see the module docstring)."""
+
     name: str
     illuminant: tuple[float, float, float]
     exposure: float = 1.0
     ambient: float = 0.55
     directional: float = 0.45
     light_from: tuple[float, float, float] = (0.3, 1.0, 0.6)
-    gradient: float = 0.1        # brightness change across the image, as a fraction
+    gradient: float = 0.1  # brightness change across the image, as a fraction
     vignetting: float = 0.15
-    glare: float = 0.0           # peak of the specular spot, in linear units
-    glare_radius: float = 0.12   # Gaussian sigma, in sticker widths
+    glare: float = 0.0  # peak of the specular spot, in linear units
+    glare_radius: float = 0.12  # Gaussian sigma, in sticker widths
     read_noise: float = 0.003
     shot_noise: float = 0.0004
-    gain: float = 1.0            # camera gain applied after the noise (dim light)
+    gain: float = 1.0  # camera gain applied after the noise (dim light)
     description: str = ""
 
 
 PRESETS = {
-    "daylight": Lighting("daylight", (1.0, 0.98, 0.94), exposure=0.95,
-                         description="neutral daylight from a window, even"),
-    "tungsten": Lighting("tungsten", (1.0, 0.56, 0.2), exposure=0.95, read_noise=0.004,
-                         description="warm tungsten bulb, about 2700 K, uncorrected orange cast"),
-    "led": Lighting("led", (0.72, 0.9, 1.0), exposure=1.0,
-                    description="cool white LED, about 6500 K, blue cast"),
-    "dim": Lighting("dim", (1.0, 0.9, 0.78), exposure=0.16, gain=5.5, read_noise=0.004, shot_noise=0.002,
-                    vignetting=0.3, description="dim room light, camera gain up: noisy"),
-    "side": Lighting("side", (1.0, 0.95, 0.9), exposure=1.0, ambient=0.22, directional=0.9,
-                     light_from=(-1.0, 0.7, 0.4), gradient=0.55, glare=2.2,
-                     description="one lamp from the side: uneven faces and a specular glare spot"),
+    "daylight": Lighting(
+        "daylight", (1.0, 0.98, 0.94), exposure=0.95, description="neutral daylight from a window, even"
+    ),
+    "tungsten": Lighting(
+        "tungsten",
+        (1.0, 0.56, 0.2),
+        exposure=0.95,
+        read_noise=0.004,
+        description="warm tungsten bulb, about 2700 K, uncorrected orange cast",
+    ),
+    "led": Lighting("led", (0.72, 0.9, 1.0), exposure=1.0, description="cool white LED, about 6500 K, blue cast"),
+    "dim": Lighting(
+        "dim",
+        (1.0, 0.9, 0.78),
+        exposure=0.16,
+        gain=5.5,
+        read_noise=0.004,
+        shot_noise=0.002,
+        vignetting=0.3,
+        description="dim room light, camera gain up: noisy",
+    ),
+    "side": Lighting(
+        "side",
+        (1.0, 0.95, 0.9),
+        exposure=1.0,
+        ambient=0.22,
+        directional=0.9,
+        light_from=(-1.0, 0.7, 0.4),
+        gradient=0.55,
+        glare=2.2,
+        description="one lamp from the side: uneven faces and a specular glare spot",
+    ),
 }
 
 
@@ -81,7 +103,7 @@ def face_shading(light: Lighting, normals: np.ndarray) -> np.ndarray:
 
 def add_noise(linear: np.ndarray, light: Lighting, rng: np.random.Generator) -> np.ndarray:
     """Shot and read noise in linear units, then the camera gain."""
-    sigma = np.sqrt(light.shot_noise * np.clip(linear, 0, None) + light.read_noise ** 2)
+    sigma = np.sqrt(light.shot_noise * np.clip(linear, 0, None) + light.read_noise**2)
     noise = rng.standard_normal(size=linear.shape, dtype=np.float32).astype(linear.dtype, copy=False)
     return (linear + noise * sigma) * light.gain
 

@@ -26,40 +26,50 @@ from .errors import ScanError
 from .sampling import check_image
 from .views import FaceView, ViewConfig
 
-LOW_CONFIDENCE = 0.6          # as the dashboard marks stickers: below this a reading is in doubt
-FACE_PX = 180                 # side of a face in its tile
-MARGIN = 0.2                  # surroundings shown on each side, as a share of the face's side
+LOW_CONFIDENCE = 0.6  # as the dashboard marks stickers: below this a reading is in doubt
+FACE_PX = 180  # side of a face in its tile
+MARGIN = 0.2  # surroundings shown on each side, as a share of the face's side
 TITLE_PX = 26
 NET_CELL = {"U": (1, 0), "L": (0, 1), "F": (1, 1), "R": (2, 1), "B": (3, 1), "D": (1, 2)}
-GREY = 38                     # background level
-GRID = (0, 230, 255)          # BGR yellow
-DOUBT = (0, 0, 255)           # BGR red
+GREY = 38  # background level
+GRID = (0, 230, 255)  # BGR yellow
+DOUBT = (0, 0, 255)  # BGR red
 WHITE, BLACK = (255, 255, 255), (0, 0, 0)
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
 def doubtful_stickers(reading: Classification | None, named: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The stickers in doubt: those named (by a ``ScanError``) and those read below ``LOW_CONFIDENCE``."""
-    low = () if reading is None else tuple(sticker_name(int(i), reading.size)
-                                           for i in np.flatnonzero(np.asarray(reading.confidence) < LOW_CONFIDENCE))
+    low = (
+        ()
+        if reading is None
+        else tuple(
+            sticker_name(int(i), reading.size) for i in np.flatnonzero(np.asarray(reading.confidence) < LOW_CONFIDENCE)
+        )
+    )
     return tuple(dict.fromkeys((*named, *low)))
 
 
-def draw_overlay(images: dict[str, np.ndarray], views: ViewConfig, reading: Classification | None = None,
-                 doubtful: tuple[str, ...] = ()) -> np.ndarray:
+def draw_overlay(
+    images: dict[str, np.ndarray],
+    views: ViewConfig,
+    reading: Classification | None = None,
+    doubtful: tuple[str, ...] = (),
+) -> np.ndarray:
     """One BGR picture of the six faces as scanned (see the module docstring)."""
     size = views.size
     if reading is not None and reading.size != size:
-        raise ScanError(f"the reading is of a {reading.size}x{reading.size}x{reading.size} cube, "
-                        f"the view config of a {size}x{size}x{size}")
+        raise ScanError(
+            f"the reading is of a {reading.size}x{reading.size}x{reading.size} cube, "
+            f"the view config of a {size}x{size}x{size}"
+        )
     marked = doubtful_stickers(reading, tuple(doubtful))
     indices = _indices(marked, size)
     checked = _checked_images(images, views)
     margin = int(round(FACE_PX * MARGIN))
     faces = {view.face: _face_tile(checked[view.image], view, margin) for view in views.views}
     swatches = _swatch_colours(faces, size, margin, reading)
-    tiles = {view.face: _tile(faces[view.face], view, size, margin, reading, indices, swatches)
-             for view in views.views}
+    tiles = {view.face: _tile(faces[view.face], view, size, margin, reading, indices, swatches) for view in views.views}
     return _compose(tiles, _legend(reading, marked))
 
 
@@ -108,16 +118,23 @@ def _warp_with_margin(image: np.ndarray, corners: np.ndarray, margin: int) -> np
     side = FACE_PX + 2 * margin
     square = np.array([[0, 0], [FACE_PX, 0], [FACE_PX, FACE_PX], [0, FACE_PX]], np.float32) + margin - 0.5
     matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), square)
-    tile = cv2.warpPerspective(image, matrix, (side, side), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(GREY, GREY, GREY))
-    inside = tile[margin:margin + FACE_PX, margin:margin + FACE_PX].copy()
+    tile = cv2.warpPerspective(
+        image,
+        matrix,
+        (side, side),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(GREY, GREY, GREY),
+    )
+    inside = tile[margin : margin + FACE_PX, margin : margin + FACE_PX].copy()
     tile = cv2.convertScaleAbs(tile, alpha=0.55)
-    tile[margin:margin + FACE_PX, margin:margin + FACE_PX] = inside
+    tile[margin : margin + FACE_PX, margin : margin + FACE_PX] = inside
     return tile
 
 
-def _swatch_colours(faces: dict[str, np.ndarray], size: int, margin: int,
-                    reading: Classification | None) -> dict[str, tuple]:
+def _swatch_colours(
+    faces: dict[str, np.ndarray], size: int, margin: int, reading: Classification | None
+) -> dict[str, tuple]:
     """Per face letter, the median BGR of the middles of the stickers read as that face."""
     if reading is None:
         return {}
@@ -125,17 +142,25 @@ def _swatch_colours(faces: dict[str, np.ndarray], size: int, margin: int,
     inner = slice(int(cell * 0.3), int(cell * 0.7))
     middles = []
     for face in FACES:
-        square = faces[face][margin:margin + cell * size, margin:margin + cell * size]
+        square = faces[face][margin : margin + cell * size, margin : margin + cell * size]
         blocks = square.reshape(size, cell, size, cell, 3)[:, inner, :, inner]
         middles.append(np.median(blocks.transpose(0, 2, 1, 3, 4).reshape(size * size, -1, 3), axis=1))
     sampled = np.concatenate(middles)
     letters = np.array(list(reading.state))
-    return {letter: tuple(int(v) for v in np.median(sampled[letters == letter], axis=0))
-            for letter in set(reading.state)}
+    return {
+        letter: tuple(int(v) for v in np.median(sampled[letters == letter], axis=0)) for letter in set(reading.state)
+    }
 
 
-def _tile(face: np.ndarray, view: FaceView, size: int, margin: int, reading: Classification | None,
-          marked: set[int], swatches: dict[str, tuple]) -> np.ndarray:
+def _tile(
+    face: np.ndarray,
+    view: FaceView,
+    size: int,
+    margin: int,
+    reading: Classification | None,
+    marked: set[int],
+    swatches: dict[str, tuple],
+) -> np.ndarray:
     side = face.shape[1]
     _grid(face, size, margin)
     if reading is not None or marked:
@@ -159,8 +184,16 @@ def _grid(tile: np.ndarray, size: int, margin: int) -> None:
             cv2.line(tile, (margin, at), (end, at), colour, width, cv2.LINE_AA)
 
 
-def _sticker(tile: np.ndarray, index: int, k: int, size: int, margin: int, reading: Classification | None,
-             marked: set[int], swatches: dict[str, tuple]) -> None:
+def _sticker(
+    tile: np.ndarray,
+    index: int,
+    k: int,
+    size: int,
+    margin: int,
+    reading: Classification | None,
+    marked: set[int],
+    swatches: dict[str, tuple],
+) -> None:
     cell = FACE_PX / size
     row, col = divmod(k, size)
     x0, y0 = int(round(margin + col * cell)), int(round(margin + row * cell))
@@ -193,8 +226,9 @@ def _label(tile: np.ndarray, text: str, at: tuple[int, int]) -> None:
     cv2.putText(tile, text, (x, y), FONT, 0.4, WHITE, 1, cv2.LINE_AA)
 
 
-def _text(image: np.ndarray, text: str, at: tuple[int, int], scale: float, colour: tuple = WHITE,
-          thickness: int = 1) -> None:
+def _text(
+    image: np.ndarray, text: str, at: tuple[int, int], scale: float, colour: tuple = WHITE, thickness: int = 1
+) -> None:
     cv2.putText(image, text, at, FONT, scale, colour, thickness, cv2.LINE_AA)
 
 
@@ -202,15 +236,16 @@ def _legend(reading: Classification | None, marked: tuple[str, ...]) -> list[tup
     lines: list[tuple[str, tuple]] = []
     if marked:
         lines.append((f"{len(marked)} sticker{'s' if len(marked) > 1 else ''} in doubt (red frame, ?):", DOUBT))
-        lines += [("  " + ", ".join(marked[k:k + 9]), WHITE) for k in range(0, len(marked), 9)]
+        lines += [("  " + ", ".join(marked[k : k + 9]), WHITE) for k in range(0, len(marked), 9)]
     else:
         lines.append(("no sticker in doubt", WHITE))
     if reading is None:
         lines.append(("colours not read: grids only", WHITE))
     else:
         lowest = int(np.argmin(reading.confidence))
-        lines.append((f"lowest confidence {float(reading.confidence[lowest]):.2f} "
-                      f"({sticker_name(lowest, reading.size)})", WHITE))
+        lines.append(
+            (f"lowest confidence {float(reading.confidence[lowest]):.2f} ({sticker_name(lowest, reading.size)})", WHITE)
+        )
         lines.append(("swatch: colour read, named by its face;", (200, 200, 200)))
         lines.append(("number: confidence 0..1", (200, 200, 200)))
     return lines
@@ -221,7 +256,7 @@ def _compose(tiles: dict[str, np.ndarray], legend: list[tuple[str, tuple]]) -> n
     canvas = np.full((3 * height, 4 * width, 3), GREY, np.uint8)
     for face, tile in tiles.items():
         col, row = NET_CELL[face]
-        canvas[row * height:(row + 1) * height, col * width:(col + 1) * width] = tile
-    for k, (line, colour) in enumerate(legend[:int(height // 22)]):   # the free cells right of U
+        canvas[row * height : (row + 1) * height, col * width : (col + 1) * width] = tile
+    for k, (line, colour) in enumerate(legend[: int(height // 22)]):  # the free cells right of U
         _text(canvas, line, (2 * width + 12, 30 + 22 * k), 0.5, colour)
     return canvas

@@ -40,10 +40,11 @@ _TRANSPOSITIONS_TRIED = 6
 @dataclass(frozen=True)
 class PieceKind:
     """Corners or edges of one puzzle size: slots, the pieces that move, what each option shows."""
-    facelets: np.ndarray   # (slots, k) facelet indices of each slot
-    faces: np.ndarray      # (pieces * k, k): face index shown at each slot position for option piece*k+o
-    movable: np.ndarray    # slot indices whose piece is unknown (also the piece ids that move)
-    modulus: int           # 3 for twists, 2 for flips
+
+    facelets: np.ndarray  # (slots, k) facelet indices of each slot
+    faces: np.ndarray  # (pieces * k, k): face index shown at each slot position for option piece*k+o
+    movable: np.ndarray  # slot indices whose piece is unknown (also the piece ids that move)
+    modulus: int  # 3 for twists, 2 for flips
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Solution:
     ``parts`` keeps, per kind of piece, the best arrangement found for each
     permutation parity, so ``best_cube_without`` re-solves one kind only.
     """
+
     faces: np.ndarray
     cost: float
     size: int
@@ -61,15 +63,20 @@ class Solution:
 
 @cache
 def _kinds(size: int) -> tuple[PieceKind, ...]:
-    corner_faces = np.array([[FACES.index(CORNER_SLOTS[p][(k - t) % 3]) for k in range(3)]
-                             for p in range(8) for t in range(3)], dtype=np.intp)
+    corner_faces = np.array(
+        [[FACES.index(CORNER_SLOTS[p][(k - t) % 3]) for k in range(3)] for p in range(8) for t in range(3)],
+        dtype=np.intp,
+    )
     movable = [s for s in range(8) if size == 3 or s != _DLB_SLOT]
-    corners = PieceKind(np.array(corner_facelets(size), dtype=np.intp), corner_faces,
-                        np.array(movable, dtype=np.intp), 3)
+    corners = PieceKind(
+        np.array(corner_facelets(size), dtype=np.intp), corner_faces, np.array(movable, dtype=np.intp), 3
+    )
     if size == 2:
         return (corners,)
-    edge_faces = np.array([[FACES.index(EDGE_SLOTS[p][(k + f) % 2]) for k in range(2)]
-                           for p in range(12) for f in range(2)], dtype=np.intp)
+    edge_faces = np.array(
+        [[FACES.index(EDGE_SLOTS[p][(k + f) % 2]) for k in range(2)] for p in range(12) for f in range(2)],
+        dtype=np.intp,
+    )
     edges = PieceKind(np.array(edge_facelets(), dtype=np.intp), edge_faces, np.arange(12, dtype=np.intp), 2)
     return corners, edges
 
@@ -112,7 +119,7 @@ def _orientations(option_cost: np.ndarray, modulus: int) -> tuple[np.ndarray, np
     base = option_cost.min(axis=2).sum(axis=1)
     off = (-chosen.sum(axis=1)) % m
     turned = np.take_along_axis(option_cost, (chosen[:, :, None] + np.arange(m)) % m, axis=2)
-    extra = turned - turned[:, :, :1]                   # [candidate, slot, turned on by k]
+    extra = turned - turned[:, :, :1]  # [candidate, slot, turned on by k]
     single = extra[rows, np.arange(slots), off[:, None]]
     one = single.argmin(axis=1)
     cost_one = single[rows[:, 0], one]
@@ -135,7 +142,7 @@ def _orientations(option_cost: np.ndarray, modulus: int) -> tuple[np.ndarray, np
 @dataclass(frozen=True)
 class _KindResult:
     cost: float
-    perm: np.ndarray    # piece in each movable slot (piece ids)
+    perm: np.ndarray  # piece in each movable slot (piece ids)
     orient: np.ndarray
 
 
@@ -148,13 +155,13 @@ def _solve_kind(kind: PieceKind, option_cost: np.ndarray) -> dict[int, _KindResu
     m = kind.modulus
     mov = kind.movable
     sub = option_cost[np.ix_(mov, (mov[:, None] * m + np.arange(m)).ravel())]
-    sub = sub.reshape(len(mov), len(mov), m)            # [slot, piece, orientation]
+    sub = sub.reshape(len(mov), len(mov), m)  # [slot, piece, orientation]
     relaxed = sub.min(axis=2)
     cols = linear_sum_assignment(relaxed)[1]
-    if len(mov) < 8:   # 2x2: any corner permutation is reachable
+    if len(mov) < 8:  # 2x2: any corner permutation is reachable
         return {0: _evaluate(sub, mov, cols[None], m)[0]}
     base = relaxed[np.arange(len(mov)), cols]
-    swapped = relaxed[:, cols]                           # swapped[i, j]: slot i takes slot j's piece
+    swapped = relaxed[:, cols]  # swapped[i, j]: slot i takes slot j's piece
     delta = swapped + swapped.T - base[:, None] - base[None, :]
     delta[np.tril_indices(len(mov))] = np.inf
     others = np.repeat(cols[None], _TRANSPOSITIONS_TRIED, axis=0)

@@ -25,26 +25,27 @@ from .pieces import Solution, best_cube, fixed_facelets
 # A typical sticker set (white, red, green, yellow, orange, blue): the target of the
 # state-invariant white balance, and which opposite faces are which colour pair in
 # vision.scheme; never to name a sticker's colour.
-TYPICAL_STICKERS_SRGB = np.array([[235, 235, 230], [190, 25, 35], [0, 155, 75],
-                                  [250, 215, 0], [255, 95, 10], [0, 75, 175]], dtype=np.float64)
+TYPICAL_STICKERS_SRGB = np.array(
+    [[235, 235, 230], [190, 25, 35], [0, 155, 75], [250, 215, 0], [255, 95, 10], [0, 75, 175]], dtype=np.float64
+)
 LIGHTNESS_WEIGHT = 0.75
 STUDENT_NU = 4.0
-HUE_SPREAD = 3.0           # CIELAB units of chroma, across the hue direction
-MAX_HUE_COST = 4.5         # nats: a sticker's hue alone is never stronger evidence than this
-FITS_NONE_D2 = 100.0       # squared standardised distance at which a sticker fits a colour not at all
-MIN_SPREAD = 0.5           # Lab units: about one 8-bit step of a light colour
+HUE_SPREAD = 3.0  # CIELAB units of chroma, across the hue direction
+MAX_HUE_COST = 4.5  # nats: a sticker's hue alone is never stronger evidence than this
+FITS_NONE_D2 = 100.0  # squared standardised distance at which a sticker fits a colour not at all
+MIN_SPREAD = 0.5  # Lab units: about one 8-bit step of a light colour
 MAD_TO_SIGMA = 1.4826
-SPREAD_PRIOR = 1.0         # the median colour's scatter counts as this many stickers
+SPREAD_PRIOR = 1.0  # the median colour's scatter counts as this many stickers
 MAX_PASSES = 6
-PRIOR_WEIGHT = 3.0         # the calibrated colour counts as this many stickers
+PRIOR_WEIGHT = 3.0  # the calibrated colour counts as this many stickers
 FACE_GAIN_RANGE = (0.2, 5.0)
-GAIN_OUTLIER_LOG = 0.4      # log brightness ratio beyond which a sticker stops bending its face's light
-SLOPE_RIDGE = {2: 2.0, 3: 1.0}    # how firmly a face's light is kept flat (per size)
-CHROMA_FLOOR = 0.01        # keeps the chromaticity of near-black noise from flying apart
+GAIN_OUTLIER_LOG = 0.4  # log brightness ratio beyond which a sticker stops bending its face's light
+SLOPE_RIDGE = {2: 2.0, 3: 1.0}  # how firmly a face's light is kept flat (per size)
+CHROMA_FLOOR = 0.01  # keeps the chromaticity of near-black noise from flying apart
 CHROMA_SIGMA = 3.0
 LAB_START_SIGMA = 8.0
-CLUSTER_STARTS = 4         # 2x2: k-means starts for the three colours not on the DLB corner
-ROUGH_REFINED = 3          # 2x2: best seedings refined before one is kept
+CLUSTER_STARTS = 4  # 2x2: k-means starts for the three colours not on the DLB corner
+ROUGH_REFINED = 3  # 2x2: best seedings refined before one is kept
 
 
 def _features(linear: np.ndarray) -> np.ndarray:
@@ -69,8 +70,9 @@ def _white_balance(linear: np.ndarray, target_mean: np.ndarray) -> np.ndarray:
     return linear * (target_mean / mean)
 
 
-def costs(features: np.ndarray, refs: np.ndarray, spread: np.ndarray,
-          hue: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def costs(
+    features: np.ndarray, refs: np.ndarray, spread: np.ndarray, hue: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """(robust cost, squared standardised distance) of every sticker against every reference.
 
     ``spread[colour, axis]``: how far that colour's stickers scatter along
@@ -140,7 +142,7 @@ def _spread(features: np.ndarray, refs: np.ndarray, labels: np.ndarray) -> np.nd
     own = np.stack([np.median(dev[labels == k], axis=0) for k in range(6)]) * MAD_TO_SIGMA
     pooled = np.median(own, axis=0)
     counts = np.bincount(labels, minlength=6)[:, None]
-    var = (counts * own ** 2 + SPREAD_PRIOR * pooled ** 2) / (counts + SPREAD_PRIOR)
+    var = (counts * own**2 + SPREAD_PRIOR * pooled**2) / (counts + SPREAD_PRIOR)
     return np.maximum(np.sqrt(var), MIN_SPREAD)
 
 
@@ -197,7 +199,7 @@ class Reader:
 
     def __init__(self, rgb: np.ndarray, calibration: Calibration | None):
         self.size = 3 if len(rgb) == 54 else 2
-        self.per_face = self.size ** 2
+        self.per_face = self.size**2
         self.calibration = calibration
         linear = srgb_to_linear(rgb)
         self.prior_linear: np.ndarray | None
@@ -237,8 +239,10 @@ class Reader:
         luminance of the stickers now given that colour.
         """
         if self.prior_match is None:
-            d = ((_chromaticity(_medians(self.linear, labels))[:, None, :]
-                  - _chromaticity(prior_linear)[None, :, :]) ** 2).sum(axis=2)
+            d = (
+                (_chromaticity(_medians(self.linear, labels))[:, None, :] - _chromaticity(prior_linear)[None, :, :])
+                ** 2
+            ).sum(axis=2)
             self.prior_match = linear_sum_assignment(d)[1]
         prior = prior_linear[self.prior_match]
         seen = luminance(_medians(self.linear, labels))
@@ -260,8 +264,10 @@ class Reader:
         for feature_fn, sigma in ((_chromaticity, CHROMA_SIGMA), (_features, LAB_START_SIGMA)):
             features = feature_fn(self.linear0)
             spread = np.full((6, features.shape[1]), sigma)
+
             def rough(refs, features=features, spread=spread, lab=feature_fn is _features):
                 return best_cube(costs(features, refs, spread, lab)[0], self.size)
+
             seeds = self.seed_sets(features, feature_fn)
             tried = sorted((rough(refs).cost, i) for i, refs in enumerate(seeds))
             for _, i in tried[:ROUGH_REFINED]:
@@ -280,11 +286,12 @@ class Reader:
             return [refs]
         return self._seed_opposites(features, feature_fn, refs, fixed)
 
-    def _seed_opposites(self, features: np.ndarray, feature_fn, refs: np.ndarray,
-                        fixed: dict[int, int]) -> list[np.ndarray]:
+    def _seed_opposites(
+        self, features: np.ndarray, feature_fn, refs: np.ndarray, fixed: dict[int, int]
+    ) -> list[np.ndarray]:
         """2x2: D, L, B come from the DLB corner; guesses for U, R, F (their opposites)."""
         known = [FACES.index(f) for f in "DLB"]
-        if self.prior_linear is not None and self.calibration is not None:   # set together
+        if self.prior_linear is not None and self.calibration is not None:  # set together
             prior = feature_fn(self.prior_linear)
             d = ((refs[known][:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
             rows = linear_sum_assignment(d)[1]
@@ -322,28 +329,29 @@ def _free_clusters(features: np.ndarray, known: np.ndarray, fixed: dict[int, int
     """
     free_index = [i for i in range(len(features)) if i not in fixed]
     free = features[free_index]
-    rng = np.random.default_rng(0)   # the same input always reads the same
+    rng = np.random.default_rng(0)  # the same input always reads the same
     results: list[np.ndarray] = []
     for attempt in range(CLUSTER_STARTS):
         centres = list(known)
         for _ in range(3):
             d = np.min([((free - c) ** 2).sum(axis=1) for c in centres], axis=0)
-            if attempt == 0 or not d.sum() > 0:   # all stickers alike: nothing to sample by
+            if attempt == 0 or not d.sum() > 0:  # all stickers alike: nothing to sample by
                 pick = int(np.argmax(d))
             else:
                 pick = int(rng.choice(len(free), p=d / d.sum()))
             centres.append(free[pick])
         fitted = _balanced_kmeans(free, np.array(centres), len(known), len(features) // 6)
-        if not any(np.allclose(fitted[len(known):], r) for r in results):
-            results.append(fitted[len(known):])
+        if not any(np.allclose(fitted[len(known) :], r) for r in results):
+            results.append(fitted[len(known) :])
     return results
 
 
 def _balanced_kmeans(free: np.ndarray, centres: np.ndarray, known: int, per_colour: int) -> np.ndarray:
     """Centres after a few rounds of giving each colour its count of the free stickers (the first
     ``known`` centres stay, each owning one sticker already fixed elsewhere)."""
-    slots = np.concatenate([np.repeat(np.arange(known), per_colour - 1),
-                            np.repeat(np.arange(known, len(centres)), per_colour)])
+    slots = np.concatenate(
+        [np.repeat(np.arange(known), per_colour - 1), np.repeat(np.arange(known, len(centres)), per_colour)]
+    )
     for _ in range(4):
         d2 = ((free[:, None, :] - centres[None, slots, :]) ** 2).sum(axis=2)
         owner = slots[linear_sum_assignment(d2)[1]]

@@ -64,9 +64,18 @@ def _rig_cameras(rig: str, size: int, rng: np.random.Generator | None) -> dict[s
         return {"top": _top_camera(size)}
     if rig == "phone":
         rng = rng if rng is not None else np.random.default_rng()
-        return {f: face_camera(size, f, 0, tilt=tuple(rng.uniform(-14, 14, 2)), roll=rng.uniform(-8, 8),
-                               distance=rng.uniform(4.4, 5.8), shift=tuple(rng.uniform(-50, 50, 2)))
-                for f in FACES}
+        return {
+            f: face_camera(
+                size,
+                f,
+                0,
+                tilt=tuple(rng.uniform(-14, 14, 2)),
+                roll=rng.uniform(-8, 8),
+                distance=rng.uniform(4.4, 5.8),
+                shift=tuple(rng.uniform(-50, 50, 2)),
+            )
+            for f in FACES
+        }
     raise ScanError(f"unknown rig {rig!r} (rigs: {', '.join(RIGS)})")
 
 
@@ -75,8 +84,10 @@ def default_views(rig: str, size: int) -> ViewConfig:
     if rig == "phone":
         raise ScanError("handheld photos have no fixed view config: use automatic grid detection")
     if rig == "top":
-        raise ScanError("one camera above the cube sees one face at a time: its views come from the rig's "
-                        "scan plan (top_face_corners)")
+        raise ScanError(
+            "one camera above the cube sees one face at a time: its views come from the rig's "
+            "scan plan (top_face_corners)"
+        )
     if size not in (2, 3):
         raise ScanError(f"size must be 2 or 3, got {size!r}")
     cameras = _rig_cameras(rig, size, None)
@@ -122,9 +133,9 @@ def _pixel_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _sensor_noise(linear: np.ndarray, light: Lighting, rng: np.random.Generator) -> np.ndarray:
     """``lighting.add_noise`` for a whole float32 image, drawn by OpenCV (seeded from ``rng``)."""
-    sigma = cv2.sqrt(np.maximum(linear, 0) * np.float32(light.shot_noise) + np.float32(light.read_noise ** 2))
+    sigma = cv2.sqrt(np.maximum(linear, 0) * np.float32(light.shot_noise) + np.float32(light.read_noise**2))
     noise = np.empty_like(linear)
-    cv2.setRNGSeed(int(rng.integers(2 ** 31)))
+    cv2.setRNGSeed(int(rng.integers(2**31)))
     cv2.randn(noise, 0.0, 1.0)  # type: ignore[call-overload]  # the stub wants arrays for mean and stddev; scalars work
     return (linear + noise * sigma) * np.float32(light.gain)
 
@@ -193,9 +204,11 @@ def _glare(h: int, w: int, camera: Camera, size: int, pose, rng, light: Lighting
     turn, shift = pose
     polygons = sticker_polygons(size) @ turn.T + shift
     frames = face_frames(size)
-    visible = [i for i in range(6 * size * size)
-               if camera.sees(frames[i // (size * size)].centre @ turn.T + shift,
-                              frames[i // (size * size)].normal @ turn.T)]
+    visible = [
+        i
+        for i in range(6 * size * size)
+        if camera.sees(frames[i // (size * size)].centre @ turn.T + shift, frames[i // (size * size)].normal @ turn.T)
+    ]
     if at is None:
         at = visible[int(rng.integers(len(visible)))]
     elif at not in visible:
@@ -204,12 +217,21 @@ def _glare(h: int, w: int, camera: Camera, size: int, pose, rng, light: Lighting
     centre = outline.mean(axis=0) + rng.uniform(-0.2, 0.2, 2) * np.ptp(outline, axis=0)
     radius = light.glare_radius * float(np.ptp(outline[:, 0]))
     yy, xx = _pixel_grid(h, w)
-    return light.glare * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * radius ** 2))
+    return light.glare * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * radius**2))
 
 
-def render_image(camera: Camera, state: str, light: Lighting | str, rng: np.random.Generator, *,
-                 jitter: float = 1.0, background: bool = True, blur: float = 0.0, jpeg: int | None = None,
-                 glare_at: int | None = None) -> np.ndarray:
+def render_image(
+    camera: Camera,
+    state: str,
+    light: Lighting | str,
+    rng: np.random.Generator,
+    *,
+    jitter: float = 1.0,
+    background: bool = True,
+    blur: float = 0.0,
+    jpeg: int | None = None,
+    glare_at: int | None = None,
+) -> np.ndarray:
     """One BGR uint8 image of a face-letter state through ``camera`` (see the module docstring)."""
     light = preset(light) if isinstance(light, str) else light
     size = 3 if len(state) == 54 else 2
@@ -224,8 +246,9 @@ def render_image(camera: Camera, state: str, light: Lighting | str, rng: np.rand
     yy, xx = _pixel_grid(h, w)
     side = rng.uniform(0, 2 * np.pi)
     ramp = ((xx - w / 2) * np.cos(side) + (yy - h / 2) * np.sin(side)) / max(h, w)
-    spatial = np.clip(1 + light.gradient * ramp * 2, 0.2, None) \
-        * (1 - light.vignetting * ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (w * w / 4 + h * h / 4))
+    spatial = np.clip(1 + light.gradient * ramp * 2, 0.2, None) * (
+        1 - light.vignetting * ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / (w * w / 4 + h * h / 4)
+    )
     linear = albedo * (shade * spatial)[:, :, None] * np.array(light.illuminant, np.float32) * light.exposure
     if light.glare > 0:
         spot = _glare(h, w, camera, size, pose, rng, light, glare_at) * mask
@@ -243,10 +266,18 @@ def render_image(camera: Camera, state: str, light: Lighting | str, rng: np.rand
     return image
 
 
-def render_views(state: str, rig: str = "corners", light: str | Lighting = "daylight",
-                 rng: np.random.Generator | None = None, *, blur: float = 0.0, jpeg: int | None = None,
-                 jitter: float = 1.0, background: bool = True,
-                 glare_at: int | None = None) -> dict[str, np.ndarray]:
+def render_views(
+    state: str,
+    rig: str = "corners",
+    light: str | Lighting = "daylight",
+    rng: np.random.Generator | None = None,
+    *,
+    blur: float = 0.0,
+    jpeg: int | None = None,
+    jitter: float = 1.0,
+    background: bool = True,
+    glare_at: int | None = None,
+) -> dict[str, np.ndarray]:
     """All images of a rig for one cube state (any six colour letters; drawn in the default scheme).
 
     ``rng`` makes the picture reproducible; ``blur`` (pixels, Gaussian sigma)
@@ -261,16 +292,30 @@ def render_views(state: str, rig: str = "corners", light: str | Lighting = "dayl
         raise ScanError(f"JPEG quality must be 1..100, got {jpeg}")
     size = 3 if len(state) == 54 else 2
     cameras = _rig_cameras(rig, size, rng)
-    return {name: render_image(camera, state, light, rng, jitter=jitter, background=background, blur=blur,
-                               jpeg=jpeg, glare_at=glare_at)
-            for name, camera in cameras.items()}
+    return {
+        name: render_image(
+            camera, state, light, rng, jitter=jitter, background=background, blur=blur, jpeg=jpeg, glare_at=glare_at
+        )
+        for name, camera in cameras.items()
+    }
 
 
-def render_face_photo(state: str, face: str = "F", *, rotation_deg: float = 0.0, fill: float = 0.6,
-                      tilt_deg: float = 0.0, tilt_towards_deg: float = 0.0, offset: tuple[float, float] = (0.0, 0.0),
-                      light: str | Lighting = "daylight", rng: np.random.Generator | None = None,
-                      blur: float = 0.0, jpeg: int | None = None, background: bool = True,
-                      glare_at: int | None = None) -> np.ndarray:
+def render_face_photo(
+    state: str,
+    face: str = "F",
+    *,
+    rotation_deg: float = 0.0,
+    fill: float = 0.6,
+    tilt_deg: float = 0.0,
+    tilt_towards_deg: float = 0.0,
+    offset: tuple[float, float] = (0.0, 0.0),
+    light: str | Lighting = "daylight",
+    rng: np.random.Generator | None = None,
+    blur: float = 0.0,
+    jpeg: int | None = None,
+    background: bool = True,
+    glare_at: int | None = None,
+) -> np.ndarray:
     """One 640x480 handheld photo of ``face`` in net orientation, at a pose the caller sets exactly.
 
     Like the ``phone`` rig's photos, but for benchmarks that bin by pose:
@@ -292,10 +337,18 @@ def render_face_photo(state: str, face: str = "F", *, rotation_deg: float = 0.0,
         raise ScanError(f"JPEG quality must be 1..100, got {jpeg}")
     rng = rng if rng is not None else np.random.default_rng()
     size = 3 if len(state) == 54 else 2
-    camera = photo_camera(size, face, rotation_deg=rotation_deg, fill=fill, tilt_deg=tilt_deg,
-                          tilt_towards_deg=tilt_towards_deg, offset=offset)
-    return render_image(camera, state, light, rng, jitter=0.0, background=background, blur=blur, jpeg=jpeg,
-                        glare_at=glare_at)
+    camera = photo_camera(
+        size,
+        face,
+        rotation_deg=rotation_deg,
+        fill=fill,
+        tilt_deg=tilt_deg,
+        tilt_towards_deg=tilt_towards_deg,
+        offset=offset,
+    )
+    return render_image(
+        camera, state, light, rng, jitter=0.0, background=background, blur=blur, jpeg=jpeg, glare_at=glare_at
+    )
 
 
 def face_photo_corners(size: int, face: str = "F", **pose) -> np.ndarray:
@@ -306,5 +359,12 @@ def face_photo_corners(size: int, face: str = "F", **pose) -> np.ndarray:
     return camera.project(face_frames(size)[FACES.index(face)].corners(float(size)))
 
 
-__all__ = ["RIGS", "default_views", "face_photo_corners", "render_face_photo", "render_image", "render_views",
-           "top_face_corners"]
+__all__ = [
+    "RIGS",
+    "default_views",
+    "face_photo_corners",
+    "render_face_photo",
+    "render_image",
+    "render_views",
+    "top_face_corners",
+]

@@ -20,11 +20,11 @@ from solver.puzzles.cube.geometry import FACES
 from .errors import ScanError
 from .views import ViewConfig
 
-CELL_PX = 20             # side of one sticker in the warped square
+CELL_PX = 20  # side of one sticker in the warped square
 CLIPPED = 250.0
-GLARE_LIFT = 10.0        # levels a glare pixel's weakest channel rises above its sticker's, plus
-GLARE_RELATIVE = 0.08    # this share of the typical level, plus three noise deviations
-OUTER = 0.8              # share of a sticker's width searched for clean pixels when glare hides its core
+GLARE_LIFT = 10.0  # levels a glare pixel's weakest channel rises above its sticker's, plus
+GLARE_RELATIVE = 0.08  # this share of the typical level, plus three noise deviations
+OUTER = 0.8  # share of a sticker's width searched for clean pixels when glare hides its core
 MIN_CLEAN_SHARE = 0.4
 
 
@@ -48,8 +48,7 @@ def warp_face(image: np.ndarray, corners: np.ndarray, size: int, cell: int = CEL
     side = size * cell
     target = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32) - 0.5  # on the outer pixel edges
     matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
-    return cv2.warpPerspective(image, matrix, (side, side), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(image, matrix, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarray:
@@ -64,9 +63,9 @@ def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarr
     faces, cell = len(squares), squares.shape[1] // size
     outer = max(inner, OUTER)
     margin = int(round(cell * (1 - outer) / 2))
-    cells = squares[:, :size * cell, :size * cell].reshape(faces, size, cell, size, cell, 3)
+    cells = squares[:, : size * cell, : size * cell].reshape(faces, size, cell, size, cell, 3)
     blocks = cells.transpose(0, 1, 3, 2, 4, 5)
-    region = blocks[:, :, :, margin:cell - margin, margin:cell - margin]
+    region = blocks[:, :, :, margin : cell - margin, margin : cell - margin]
     side = region.shape[3]
     pixels = region.reshape(faces * size * size, -1, 3)[:, :, ::-1].astype(np.float32)  # BGR -> RGB
     # Glare adds white light: it lifts a pixel's weakest channel above the rest of its sticker.
@@ -86,7 +85,7 @@ def sample_square(square: np.ndarray, size: int, inner: float = 0.5) -> np.ndarr
     starved = use.sum(axis=1) < MIN_CLEAN_SHARE * core.sum()
     use[starved] = clean[starved]
     empty = use.sum(axis=1) == 0
-    use[empty] = core                      # glare everywhere: nothing better to read
+    use[empty] = core  # glare everywhere: nothing better to read
     return _masked_median(pixels, use)
 
 
@@ -106,7 +105,7 @@ def _masked_median(pixels: np.ndarray, use: np.ndarray) -> np.ndarray:
 def _core_mask(side: int, core: int) -> np.ndarray:
     start = (side - core) // 2
     mask = np.zeros((side, side), dtype=bool)
-    mask[start:start + core, start:start + core] = True
+    mask[start : start + core, start : start + core] = True
     return mask.ravel()
 
 
@@ -119,8 +118,10 @@ def sample_views(images: dict[str, np.ndarray], config: ViewConfig) -> np.ndarra
     """All stickers, (6 n^2, 3) RGB in facelet order, from the rig's images and its view config."""
     missing = [name for name in config.images if name not in images]
     if missing:
-        raise ScanError(f"no image {missing[0]!r}: the view config needs images "
-                        f"{', '.join(config.images)}, got {', '.join(images) or 'none'}")
+        raise ScanError(
+            f"no image {missing[0]!r}: the view config needs images "
+            f"{', '.join(config.images)}, got {', '.join(images) or 'none'}"
+        )
     checked = {name: check_image(images[name], name) for name in config.images}
     squares = []
     for view in config.views:
@@ -128,8 +129,10 @@ def sample_views(images: dict[str, np.ndarray], config: ViewConfig) -> np.ndarra
         h, w = image.shape[:2]
         c = view.corners
         if c[:, 0].min() < -0.5 * w or c[:, 0].max() > 1.5 * w or c[:, 1].min() < -0.5 * h or c[:, 1].max() > 1.5 * h:
-            raise ScanError(f"face {view.face}: its corners lie outside image {view.image!r} "
-                            f"({w}x{h}): is the view config for this camera?")
+            raise ScanError(
+                f"face {view.face}: its corners lie outside image {view.image!r} "
+                f"({w}x{h}): is the view config for this camera?"
+            )
         squares.append(warp_face(image, c, config.size))
     assert [v.face for v in config.views] == list(FACES)
     return sample_square(np.stack(squares), config.size, config.inner)

@@ -16,8 +16,9 @@ from .sampling import sample_views
 from .views import FaceView, ViewConfig
 
 
-def scan_views(images: dict[str, np.ndarray], config: ViewConfig,
-               calibration: Calibration | None = None) -> Classification:
+def scan_views(
+    images: dict[str, np.ndarray], config: ViewConfig, calibration: Calibration | None = None
+) -> Classification:
     """Scan a fixed-camera rig: sample each face where the view config says, classify the cube."""
     return classify(sample_views(images, config), calibration)
 
@@ -33,8 +34,10 @@ def locate_faces(photos: dict[str, np.ndarray], size: int | None = None) -> View
     missing = [f for f in FACES if f not in photos]
     extra = sorted(set(photos) - set(FACES))
     if missing or extra:
-        raise ScanError("need one photo of each face U R F D L B; "
-                        + (f"missing {', '.join(missing)}" if missing else f"unknown face {extra[0]!r}"))
+        raise ScanError(
+            "need one photo of each face U R F D L B; "
+            + (f"missing {', '.join(missing)}" if missing else f"unknown face {extra[0]!r}")
+        )
     grids = {f: detect_grid(photos[f], size, f"face {f}") for f in FACES}
     if size is None:
         counts = Counter(g.size for g in grids.values())
@@ -48,7 +51,8 @@ def sample_photos(photos: dict[str, np.ndarray], size: int | None = None) -> np.
     return sample_views(photos, locate_faces(photos, size))
 
 
-def scan_photos(photos: dict[str, np.ndarray], size: int | None = None,
-                calibration: Calibration | None = None) -> Classification:
+def scan_photos(
+    photos: dict[str, np.ndarray], size: int | None = None, calibration: Calibration | None = None
+) -> Classification:
     """Scan six photos, one per face (keys U R F D L B), by automatic grid detection."""
     return scan_views(photos, locate_faces(photos, size), calibration)

@@ -15,14 +15,15 @@ import numpy as np
 
 from solver.puzzles.cube.geometry import FACES, NORMALS, stickers
 
-STICKER_HALF = 0.86      # half-side of a sticker on a 2-unit cubie: the rest is black gap
-STICKER_ROUND = 0.2      # corner radius of a sticker
+STICKER_HALF = 0.86  # half-side of a sticker on a 2-unit cubie: the rest is black gap
+STICKER_ROUND = 0.2  # corner radius of a sticker
 FOCAL_PX = 620.0
 
 
 @dataclass(frozen=True)
 class FaceFrame:
     """A face in 3D: centre, outward normal, net right and net down unit vectors."""
+
     centre: np.ndarray
     normal: np.ndarray
     right: np.ndarray
@@ -82,6 +83,7 @@ def rotation(axis: np.ndarray | Sequence[float], angle: float) -> np.ndarray:
 @dataclass(frozen=True)
 class Camera:
     """A pinhole camera: world-to-camera rotation (rows: right, down, forward), position, image size."""
+
     rotation: np.ndarray
     position: np.ndarray
     width: int = 640
@@ -114,12 +116,21 @@ def corner_cameras(size: int) -> dict[str, Camera]:
     """The two cameras of a six-motor rig, on opposite corners: "ufr" sees U R F, "dlb" sees D L B."""
     distance = 5.2 * size
     diagonal = np.array([1.0, 1.0, 1.0]) / np.sqrt(3)
-    return {"ufr": Camera.looking_at(diagonal * distance, np.zeros(3), np.array([0.0, 1.0, 0.0])),
-            "dlb": Camera.looking_at(-diagonal * distance, np.zeros(3), np.array([0.0, -1.0, 0.0]))}
+    return {
+        "ufr": Camera.looking_at(diagonal * distance, np.zeros(3), np.array([0.0, 1.0, 0.0])),
+        "dlb": Camera.looking_at(-diagonal * distance, np.zeros(3), np.array([0.0, -1.0, 0.0])),
+    }
 
 
-def face_camera(size: int, face: str, turn: int = 0, tilt: tuple[float, float] = (0.0, 0.0),
-                roll: float = 0.0, distance: float = 4.2, shift: tuple[float, float] = (0.0, 0.0)) -> Camera:
+def face_camera(
+    size: int,
+    face: str,
+    turn: int = 0,
+    tilt: tuple[float, float] = (0.0, 0.0),
+    roll: float = 0.0,
+    distance: float = 4.2,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> Camera:
     """A camera facing one face; the face appears turned by ``turn`` quarter turns clockwise.
 
     ``tilt``: degrees the camera moves off the face axis towards the net's
@@ -135,9 +146,18 @@ def face_camera(size: int, face: str, turn: int = 0, tilt: tuple[float, float] =
     return Camera.looking_at(direction * distance * size, np.zeros(3), up, shift=shift)
 
 
-def photo_camera(size: int, face: str, *, rotation_deg: float = 0.0, fill: float = 0.6, tilt_deg: float = 0.0,
-                 tilt_towards_deg: float = 0.0, offset: tuple[float, float] = (0.0, 0.0),
-                 width: int = 640, height: int = 480) -> Camera:
+def photo_camera(
+    size: int,
+    face: str,
+    *,
+    rotation_deg: float = 0.0,
+    fill: float = 0.6,
+    tilt_deg: float = 0.0,
+    tilt_towards_deg: float = 0.0,
+    offset: tuple[float, float] = (0.0, 0.0),
+    width: int = 640,
+    height: int = 480,
+) -> Camera:
     """A handheld camera on one face with a controlled pose (``face_camera`` with exact pose numbers).
 
     ``rotation_deg``: the camera rolls about its optical axis so that the
@@ -155,7 +175,7 @@ def photo_camera(size: int, face: str, *, rotation_deg: float = 0.0, fill: float
     along = np.degrees(np.arctan2(np.sin(theta) * np.cos(phi), np.cos(theta)))
     corners = face_frames(size)[FACES.index(face)].corners(float(size))
 
-    spin = np.radians(rotation_deg)   # roll about the optical axis: the image turns about its centre
+    spin = np.radians(rotation_deg)  # roll about the optical axis: the image turns about its centre
     roll = np.array([[np.cos(spin), -np.sin(spin), 0.0], [np.sin(spin), np.cos(spin), 0.0], [0.0, 0.0, 1.0]])
 
     def posed(distance: float, shift=(0.0, 0.0)) -> Camera:
@@ -163,7 +183,7 @@ def photo_camera(size: int, face: str, *, rotation_deg: float = 0.0, fill: float
         return Camera(roll @ camera.rotation, camera.position, width, height, camera.focal, tuple(shift))
 
     target = fill * min(width, height)
-    near, far = 1.05, 200.0           # distance from the centre, in cube sizes: span falls as it grows
+    near, far = 1.05, 200.0  # distance from the centre, in cube sizes: span falls as it grows
     for _ in range(60):
         middle = 0.5 * (near + far)
         if float(np.ptp(posed(middle).project(corners), axis=0).max()) > target:

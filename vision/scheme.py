@@ -36,21 +36,21 @@ from .reader import TYPICAL_STICKERS_SRGB
 
 # Pairs of faces and of typical colours (order of vision.reader.TYPICAL_STICKERS_SRGB:
 # white, red, green, yellow, orange, blue).
-FACE_PAIRS = ((0, 3), (1, 4), (2, 5))          # U/D, R/L, F/B
+FACE_PAIRS = ((0, 3), (1, 4), (2, 5))  # U/D, R/L, F/B
 WHITE, RED, GREEN, YELLOW, ORANGE, BLUE = range(6)
 COLOUR_NAMES = ("white", "red", "green", "yellow", "orange", "blue")
 COLOUR_PAIRS = ((WHITE, YELLOW), (RED, ORANGE), (GREEN, BLUE))
 STANDARD_FACE = {WHITE: "U", RED: "R", GREEN: "F", YELLOW: "D", ORANGE: "L", BLUE: "B"}
 NORMAL = {"R": (1, 0, 0), "L": (-1, 0, 0), "U": (0, 1, 0), "D": (0, -1, 0), "F": (0, 0, 1), "B": (0, 0, -1)}
 
-MIN_YELLOW_B = 20.0        # CIELAB b*: below this the "yellow" is not yellow at all
+MIN_YELLOW_B = 20.0  # CIELAB b*: below this the "yellow" is not yellow at all
 MIN_WHITE_YELLOW_B = 10.0  # b* by which yellow must be yellower than white
-MIN_RED_ORANGE_HUE = 2.0   # degrees by which orange's hue must exceed red's ...
-MIN_RED_ORANGE_L = 3.0     # ... and L* units by which it must be lighter
+MIN_RED_ORANGE_HUE = 2.0  # degrees by which orange's hue must exceed red's ...
+MIN_RED_ORANGE_L = 3.0  # ... and L* units by which it must be lighter
 GREEN_HUES = (100.0, 215.0)
 BLUE_HUES = (215.0, 330.0)
-MAX_GREEN_A = -10.0        # a*: green is always on the green side ...
-MAX_BLUE_B = -8.0          # b*: ... and blue on the blue side
+MAX_GREEN_A = -10.0  # a*: green is always on the green side ...
+MAX_BLUE_B = -8.0  # b*: ... and blue on the blue side
 TYPICAL_LAB = srgb_to_lab(TYPICAL_STICKERS_SRGB)
 
 
@@ -81,9 +81,18 @@ def is_mirror_scheme(lab: np.ndarray) -> bool:
 
 def _pairing(lab: np.ndarray) -> tuple[tuple[int, int], ...]:
     """The colour pair for each face pair: the pairing closest to the typical sticker colours."""
-    cost = np.array([[min(np.sum((lab[list(faces)] - TYPICAL_LAB[[x, y]]) ** 2),
-                          np.sum((lab[list(faces)] - TYPICAL_LAB[[y, x]]) ** 2))
-                      for x, y in COLOUR_PAIRS] for faces in FACE_PAIRS])
+    cost = np.array(
+        [
+            [
+                min(
+                    np.sum((lab[list(faces)] - TYPICAL_LAB[[x, y]]) ** 2),
+                    np.sum((lab[list(faces)] - TYPICAL_LAB[[y, x]]) ** 2),
+                )
+                for x, y in COLOUR_PAIRS
+            ]
+            for faces in FACE_PAIRS
+        ]
+    )
     best = min(permutations(range(3)), key=lambda order: sum(cost[f, c] for f, c in enumerate(order)))
     return tuple(COLOUR_PAIRS[c] for c in best)
 
@@ -99,10 +108,13 @@ def _order_within(lab: np.ndarray, face_pair: tuple[int, int], colour_pair: tupl
         return {white: WHITE, yellow: YELLOW} if clear else None
     if colour_pair == (RED, ORANGE):
         orange, red = (a, b) if hue[a] > hue[b] else (b, a)
-        clear = (hue[orange] - hue[red] >= MIN_RED_ORANGE_HUE
-                 and lightness[orange] - lightness[red] >= MIN_RED_ORANGE_L)
+        clear = hue[orange] - hue[red] >= MIN_RED_ORANGE_HUE and lightness[orange] - lightness[red] >= MIN_RED_ORANGE_L
         return {red: RED, orange: ORANGE} if clear else None
     blue, green = (a, b) if hue[a] > hue[b] else (b, a)
-    clear = (GREEN_HUES[0] <= hue[green] < GREEN_HUES[1] and a_star[green] <= MAX_GREEN_A
-             and BLUE_HUES[0] <= hue[blue] < BLUE_HUES[1] and b_star[blue] <= MAX_BLUE_B)
+    clear = (
+        GREEN_HUES[0] <= hue[green] < GREEN_HUES[1]
+        and a_star[green] <= MAX_GREEN_A
+        and BLUE_HUES[0] <= hue[blue] < BLUE_HUES[1]
+        and b_star[blue] <= MAX_BLUE_B
+    )
     return {green: GREEN, blue: BLUE} if clear else None

@@ -50,8 +50,11 @@ def face_corner_names(face: str) -> tuple[str, str, str, str]:
     names = []
     for k in (0, 1, 3, 2):  # 2x2 reading order: TL TR BL BR
         position, _ = stickers(n)[base + k]
-        letters = {f for f, axis, sign in (("R", 0, 1), ("L", 0, -1), ("U", 1, 1), ("D", 1, -1),
-                                           ("F", 2, 1), ("B", 2, -1)) if position[axis] == sign}
+        letters = {
+            f
+            for f, axis, sign in (("R", 0, 1), ("L", 0, -1), ("U", 1, 1), ("D", 1, -1), ("F", 2, 1), ("B", 2, -1))
+            if position[axis] == sign
+        }
         names.append(next(slot for slot in CORNER_SLOTS if set(slot) == letters))
     top_left, top_right, bottom_left, bottom_right = names
     return top_left, top_right, bottom_left, bottom_right
@@ -60,6 +63,7 @@ def face_corner_names(face: str) -> tuple[str, str, str, str]:
 @dataclass(frozen=True)
 class FaceView:
     """One face in one image: its outer corners, top-left, top-right, bottom-right, bottom-left."""
+
     image: str
     face: str
     corners: np.ndarray  # (4, 2) float image points in net order TL TR BR BL
@@ -68,6 +72,7 @@ class FaceView:
 @dataclass(frozen=True)
 class ViewConfig:
     """Where the six faces are: one FaceView per face, in face order U R F D L B."""
+
     size: int
     views: tuple[FaceView, ...]
     inner: float = 0.5
@@ -77,10 +82,19 @@ class ViewConfig:
         return tuple(dict.fromkeys(v.image for v in self.views))
 
     def to_json(self) -> dict:
-        return {"size": self.size, "inner": self.inner,
-                "view": [{"image": v.image, "face": v.face,
-                          "corners": np.round(v.corners, 2).tolist(),
-                          "at": list(face_corner_names(v.face))} for v in self.views]}
+        return {
+            "size": self.size,
+            "inner": self.inner,
+            "view": [
+                {
+                    "image": v.image,
+                    "face": v.face,
+                    "corners": np.round(v.corners, 2).tolist(),
+                    "at": list(face_corner_names(v.face)),
+                }
+                for v in self.views
+            ],
+        }
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")

@@ -29,6 +29,7 @@ RIGS = {"robotd": ("six-axis",), "marlin": ("six-axis",), "grblhal": ("six-axis"
 @dataclass(frozen=True)
 class Controller:
     """The chosen controller kind and its validated ``[controller.KIND]`` settings."""
+
     kind: str
     settings: Any
 
@@ -54,12 +55,18 @@ def controller_from_config(config: Config, rig, kind: str | None = None) -> Cont
     kind = section.model.kind
     for other in (name for name in KINDS if name != kind and section.given(name)):
         key = f"controller.{other}"
-        config.add(ConfigError(f"{config.where(key)}: [{key}] is set, but [controller] kind is {kind!r}: remove the "
-                               f"table or set kind = {other!r}"), config.line(key))
+        config.add(
+            ConfigError(
+                f"{config.where(key)}: [{key}] is set, but [controller] kind is {kind!r}: remove the "
+                f"table or set kind = {other!r}"
+            ),
+            config.line(key),
+        )
     if rig.kind not in RIGS[kind]:
         wanted = " or ".join(RIGS[kind])
-        raise config.error("controller.kind", f"a {kind} controller drives a {wanted} rig, but [rig] kind is "
-                           f"{rig.kind!r}")
+        raise config.error(
+            "controller.kind", f"a {kind} controller drives a {wanted} rig, but [rig] kind is {rig.kind!r}"
+        )
     if kind != "robotd":
         _no_robotd_link_keys(config, kind)
     return Controller(kind, KINDS[kind].settings(config, kind, rig))
@@ -69,8 +76,9 @@ def _no_robotd_link_keys(config: Config, kind: str) -> None:
     serial = config.section("serial")
     for key in ("timing", *robotd.LOG_KEYS):
         if serial.given(key):
-            instead = (f"takes its timing in [controller.{kind}.timing]" if key == "timing"
-                       else "keeps no trace or fault logs")
+            instead = (
+                f"takes its timing in [controller.{kind}.timing]" if key == "timing" else "keeps no trace or fault logs"
+            )
             serial.report(key, f"applies to robotd's own firmware; a {kind} controller {instead}")
 
 

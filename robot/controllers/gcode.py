@@ -30,18 +30,18 @@ from ..motion import LinkMotion
 
 @dataclass(frozen=True)
 class Dialect:
-    letters: str                    # axis letters the firmware accepts
-    default_axes: str               # axis of U R F D L B
-    link: str                       # firmware_interface module and class of the host link
+    letters: str  # axis letters the firmware accepts
+    default_axes: str  # axis of U R F D L B
+    link: str  # firmware_interface module and class of the host link
     timing: str
     simulator: str
 
 
 DIALECTS = {
-    "marlin": Dialect("XYZIJKABCUVW", "XYZIJK", "marlin_link.MarlinLink", "marlin_link.MarlinTiming",
-                      "marlin_sim.SimulatedMarlin"),
-    "grblhal": Dialect("XYZABCUV", "XYZABC", "grbl_link.GrblLink", "grbl_link.GrblTiming",
-                       "grbl_sim.SimulatedGrbl"),
+    "marlin": Dialect(
+        "XYZIJKABCUVW", "XYZIJK", "marlin_link.MarlinLink", "marlin_link.MarlinTiming", "marlin_sim.SimulatedMarlin"
+    ),
+    "grblhal": Dialect("XYZABCUV", "XYZABC", "grbl_link.GrblLink", "grbl_link.GrblTiming", "grbl_sim.SimulatedGrbl"),
 }
 
 
@@ -60,13 +60,19 @@ def settings(config: Config, kind: str, rig) -> GcodeSettings:
     """``[controller.marlin]`` or ``[controller.grblhal]`` (``robot.schema.controllers``)."""
     table = config.section(f"controller.{kind}").model
     if dict(rig.motors) != {face: face for face in FACES}:
-        config.report("rig.motors", f"with a {kind} controller the motors are the faces; map faces to axes in "
-                                    f"[controller.{kind}] axes instead")
+        config.report(
+            "rig.motors",
+            f"with a {kind} controller the motors are the faces; map faces to axes in [controller.{kind}] axes instead",
+        )
     return GcodeSettings(
-        dialect=kind, axes=dict(table.axes or zip(FACES, DIALECTS[kind].default_axes)),
+        dialect=kind,
+        axes=dict(table.axes or zip(FACES, DIALECTS[kind].default_axes)),
         units_per_quarter=table.units_per_quarter,
         feed=table.feed if table.feed is not None else table.units_per_quarter * 60.0 / rig.quarter_turn_s,
-        baudrate=table.baudrate, buffer=getattr(table, "buffer", 1), timing=table.timing.given())
+        baudrate=table.baudrate,
+        buffer=getattr(table, "buffer", 1),
+        timing=table.timing.given(),
+    )
 
 
 def _load(path: str):
@@ -82,8 +88,14 @@ def open_link(controller, port: str, config: Config, data_dir: Path):
     timing = _load(dialect.timing)(baudrate=options.baudrate, **options.timing)
     extra = {"buffer": options.buffer} if options.dialect == "marlin" else {}
     try:
-        return _load(dialect.link)(port, axes=options.axes, units_per_quarter=options.units_per_quarter,
-                                   feed=options.feed, timing=timing, **extra)
+        return _load(dialect.link)(
+            port,
+            axes=options.axes,
+            units_per_quarter=options.units_per_quarter,
+            feed=options.feed,
+            timing=timing,
+            **extra,
+        )
     except LinkConfigError as error:
         raise ConfigError(f"{config.source}: [controller.{options.dialect}] {error}") from None
 
@@ -92,18 +104,30 @@ def simulator(controller, sim, rig):
     """The same firmware simulated on a pty; its moves take the time the feed rate gives them."""
     options: GcodeSettings = controller.settings
     return _load(DIALECTS[options.dialect].simulator)(
-        faults=sim.faults, axes=options.axes, units_per_quarter=options.units_per_quarter,
-        reset_on_open=sim.reset_on_open, boot_ms=50 if sim.reset_on_open else 0)
+        faults=sim.faults,
+        axes=options.axes,
+        units_per_quarter=options.units_per_quarter,
+        reset_on_open=sim.reset_on_open,
+        boot_ms=50 if sim.reset_on_open else 0,
+    )
 
 
 NO_HOME = "a {name} rig has no home switches (robotd never sends {command}): {instead}"
 CANNOT = {
-    "marlin": {"home": NO_HOME.format(name="Marlin", command="G28", instead="switch the motors off, square the "
-                                      "faces by hand, switch them on again")},
-    "grblhal": {"home": NO_HOME.format(name="grblHAL", command="$H", instead="square the faces by hand with the "
-                                       "board switched off, then reconnect"),
-                "motors": "grblHAL switches its drivers itself ($1 = 255 keeps them on, see docs/hardware.md) "
-                          "and takes no command to switch them off"},
+    "marlin": {
+        "home": NO_HOME.format(
+            name="Marlin",
+            command="G28",
+            instead="switch the motors off, square the faces by hand, switch them on again",
+        )
+    },
+    "grblhal": {
+        "home": NO_HOME.format(
+            name="grblHAL", command="$H", instead="square the faces by hand with the board switched off, then reconnect"
+        ),
+        "motors": "grblHAL switches its drivers itself ($1 = 255 keeps them on, see docs/hardware.md) "
+        "and takes no command to switch them off",
+    },
 }
 
 

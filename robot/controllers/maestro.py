@@ -41,14 +41,16 @@ from firmware_interface.maestro_timing import MaestroTiming
 from ..config import Config
 from ..errors import ConfigError
 
-SERVOS = {"spin": (("ccw_us", -1), ("home_us", 0), ("cw_us", 1)),
-          "cover": (("open_us", "open"), ("hold_us", "hold"), ("flip_us", "flip"))}
+SERVOS = {
+    "spin": (("ccw_us", -1), ("home_us", 0), ("cw_us", 1)),
+    "cover": (("open_us", "open"), ("hold_us", "hold"), ("flip_us", "flip")),
+}
 
 
 @dataclass(frozen=True)
 class Servo:
     channel: int
-    end_points: dict            # end-point (-1/0/1, or open/hold/flip) -> pulse width in µs
+    end_points: dict  # end-point (-1/0/1, or open/hold/flip) -> pulse width in µs
     speed: int
     accel: int
 
@@ -69,11 +71,22 @@ class MaestroSettings:
 def settings(config: Config, kind: str, rig) -> MaestroSettings:
     """``[controller.maestro]`` (``robot.schema.controllers.MaestroTable``)."""
     table = config.section("controller.maestro").model
-    servos = {name: Servo(channel=servo.channel, speed=servo.speed, accel=servo.accel,
-                          end_points={point: getattr(servo, key) for key, point in SERVOS[name]})
-              for name, servo in (("spin", table.spin), ("cover", table.cover))}
-    return MaestroSettings(channels=table.channels, crc=table.crc, baudrate=table.baudrate, servos=servos,
-                           timing={**table.timing.given(), "servo_us_per_ms": table.servo_us_per_ms})
+    servos = {
+        name: Servo(
+            channel=servo.channel,
+            speed=servo.speed,
+            accel=servo.accel,
+            end_points={point: getattr(servo, key) for key, point in SERVOS[name]},
+        )
+        for name, servo in (("spin", table.spin), ("cover", table.cover))
+    }
+    return MaestroSettings(
+        channels=table.channels,
+        crc=table.crc,
+        baudrate=table.baudrate,
+        servos=servos,
+        timing={**table.timing.given(), "servo_us_per_ms": table.servo_us_per_ms},
+    )
 
 
 def _timing(options: MaestroSettings, port: str) -> MaestroTiming:
@@ -94,15 +107,28 @@ def simulator(controller, sim, rig) -> SimulatedMaestro:
     options: MaestroSettings = controller.settings
     spin, cover = options.servos["spin"], options.servos["cover"]
     mechanism = FlipSpinMechanism(
-        size=sim.puzzle, spin_channel=spin.channel, cover_channel=cover.channel,
-        spin_ccw_us=spin.end_points[-1], spin_home_us=spin.end_points[0], spin_cw_us=spin.end_points[1],
-        cover_open_us=cover.end_points["open"], cover_hold_us=cover.end_points["hold"],
-        cover_flip_us=cover.end_points["flip"])
+        size=sim.puzzle,
+        spin_channel=spin.channel,
+        cover_channel=cover.channel,
+        spin_ccw_us=spin.end_points[-1],
+        spin_home_us=spin.end_points[0],
+        spin_cw_us=spin.end_points[1],
+        cover_open_us=cover.end_points["open"],
+        cover_hold_us=cover.end_points["hold"],
+        cover_flip_us=cover.end_points["flip"],
+    )
     slew = options.timing["servo_us_per_ms"]
-    return SimulatedMaestro(channels=options.channels, mechanism=mechanism, faults=sim.faults, crc=options.crc,
-                            homes=mechanism.home_targets(), slew_us_per_ms=slew)
+    return SimulatedMaestro(
+        channels=options.channels,
+        mechanism=mechanism,
+        faults=sim.faults,
+        crc=options.crc,
+        homes=mechanism.home_targets(),
+        slew_us_per_ms=slew,
+    )
 
 
 def motion(controller, link, rig):
     from ..servo_motion import ServoMotion
+
     return ServoMotion(link, controller.settings.servos, rig)

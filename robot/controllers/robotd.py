@@ -38,8 +38,11 @@ def settings(config: Config, kind: str, rig) -> RobotdSettings:
     """``[serial]`` (``robot.schema.controllers.SerialTable``): the link's timing (the keys given; the link's
     defaults for its port fill in the rest when it opens), its trace and fault dumps."""
     serial = config.table("serial")
-    logs = LogLimits(trace_max_bytes=round(serial.trace_max_mb * MIB), trace_backups=serial.trace_backups,
-                     fault_logs=serial.keep_fault_logs)
+    logs = LogLimits(
+        trace_max_bytes=round(serial.trace_max_mb * MIB),
+        trace_backups=serial.trace_backups,
+        fault_logs=serial.keep_fault_logs,
+    )
     return RobotdSettings(timing=serial.timing.given(), trace=serial.trace, logs=logs)
 
 
@@ -47,8 +50,9 @@ def open_link(controller, port: str, config: Config, data_dir: Path) -> RigLink:
     options = controller.settings
     try:
         timing = LinkTiming.from_config(options.timing or None, port)
-        return RigLink(port, timing=timing, trace=options.trace, fault_log_dir=Path(data_dir) / "faults",
-                       log_limits=options.logs)
+        return RigLink(
+            port, timing=timing, trace=options.trace, fault_log_dir=Path(data_dir) / "faults", log_limits=options.logs
+        )
     except LinkConfigError as error:
         raise ConfigError(f"{config.source}: [serial] {error}") from None
 
@@ -57,10 +61,20 @@ def simulator(controller, sim, rig):
     """The board of a dry run: the Python reference firmware, or the AVR firmware binary under simavr."""
     if sim.firmware == "avr":
         reversed_motors = "".join(face for face, sign in rig.direction.items() if sign < 0)
-        return AvrFirmware(board=sim.board, steps_per_quarter=simulated_steps(rig),
-                           reversed_motors=reversed_motors, faults=sim.faults, reset_on_open=sim.reset_on_open)
-    return SimulatedFirmware("six-axis", timing=sim.motors, faults=sim.faults,
-                             reset_on_open=sim.reset_on_open, boot_ms=50 if sim.reset_on_open else 0)
+        return AvrFirmware(
+            board=sim.board,
+            steps_per_quarter=simulated_steps(rig),
+            reversed_motors=reversed_motors,
+            faults=sim.faults,
+            reset_on_open=sim.reset_on_open,
+        )
+    return SimulatedFirmware(
+        "six-axis",
+        timing=sim.motors,
+        faults=sim.faults,
+        reset_on_open=sim.reset_on_open,
+        boot_ms=50 if sim.reset_on_open else 0,
+    )
 
 
 def simulated_steps(rig) -> int | dict:

@@ -18,6 +18,24 @@ from .steps import RigStep
 from .suited import RigSolution, rig_solution
 from .timing import FlipSpinTiming, timing_from_config
 
-__all__ = ["Capture", "FlipSpinRig", "FlipSpinTiming", "HOME", "ORIENTATIONS", "Op", "Pose", "RigSolution",
-           "RigStep", "ScanPlan", "flip_spin_from_config", "ops_text", "plan_naive", "plan_optimal", "plan_scan",
-           "rig_solution", "scan_view_config", "scan_view_dict", "timing_from_config"]
+__all__ = [
+    "Capture",
+    "FlipSpinRig",
+    "FlipSpinTiming",
+    "HOME",
+    "ORIENTATIONS",
+    "Op",
+    "Pose",
+    "RigSolution",
+    "RigStep",
+    "ScanPlan",
+    "flip_spin_from_config",
+    "ops_text",
+    "plan_naive",
+    "plan_optimal",
+    "plan_scan",
+    "rig_solution",
+    "scan_view_config",
+    "scan_view_dict",
+    "timing_from_config",
+]

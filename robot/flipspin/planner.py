@@ -82,6 +82,7 @@ def _graph(timing: FlipSpinTiming) -> _Graph:
 @dataclass
 class _Layer:
     """One Dijkstra: node ``done * N_STATES + pose`` is a pose with ``done`` quarter turns of the move made."""
+
     move: int | None  # None: re-pose only (the tail of a plan)
     ends: Costs  # per pose: cost with the move complete (the tail: cost re-posed)
     parent: dict  # node -> (previous node, op); sources have none
@@ -153,8 +154,9 @@ def check_moves(moves: Sequence[int]) -> list[int]:
     return moves
 
 
-def plan_optimal(moves: Sequence[int], start: Pose, timing: FlipSpinTiming,
-                 either_layer: bool = False) -> tuple[list[RigStep], Pose]:
+def plan_optimal(
+    moves: Sequence[int], start: Pose, timing: FlipSpinTiming, either_layer: bool = False
+) -> tuple[list[RigStep], Pose]:
     """The quickest plan for ``moves`` from ``start`` (ties: fewer robot moves), and the pose it ends in.
 
     One step per solver move, in the order performed (a run of moves on one
@@ -180,8 +182,10 @@ def plan_optimal(moves: Sequence[int], start: Pose, timing: FlipSpinTiming,
         costs, choice = _cheapest([trail[-1].ends for trail in trails])
         history.append((choice, trails))
     tail = _layer(graph, costs, None)
-    end = min((i for i in range(N_STATES) if tail.ends[i] is not None and Pose.from_index(i).cover != HOLD),
-              key=lambda i: tail.ends[i])
+    end = min(
+        (i for i in range(N_STATES) if tail.ends[i] is not None and Pose.from_index(i).cover != HOLD),
+        key=lambda i: tail.ends[i],
+    )
     tail_ops, index = _walk(tail, end)
     steps = _unwind(history, index, timing)
     steps[-1] = with_tail(steps[-1], tail_ops, timing)

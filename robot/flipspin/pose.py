@@ -41,6 +41,7 @@ ROBOT_MOVES = ("flip", "spin", "turn")  # what the robot-move figures count; hol
 
 class Op(NamedTuple):
     """One thing the rig does: ``flip``, ``spin``/``turn`` with signed quarter turns, ``hold``, ``release``."""
+
     kind: str
     quarters: int = 0
 
@@ -98,6 +99,7 @@ N_STATES = len(ORIENTATIONS) * len(SPINNER) * 2
 
 class Pose(NamedTuple):
     """The rig's state between ops: a small hashable value."""
+
     orientation: int = 0  # index into ORIENTATIONS
     spinner: int = 0  # -1, 0, +1 quarter turns
     cover: str = OPEN  # OPEN or HOLD
@@ -161,7 +163,7 @@ HOME = Pose()  # cube as scanned, spinner at home, cover open
 
 def spin_ops(spinner: int, half_spins: bool) -> Iterator[Op]:
     """The free spins the spinner can make from ``spinner``."""
-    for q in ((-2, -1, 1, 2) if half_spins else (-1, 1)):
+    for q in (-2, -1, 1, 2) if half_spins else (-1, 1):
         if spinner + q in SPINNER:
             yield Op("spin", q)
 

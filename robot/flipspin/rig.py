@@ -80,9 +80,14 @@ class FlipSpinRig:
         self.pose = pose
 
     def status(self) -> dict:
-        return {"kind": self.kind, "planner": self.planner, "size": self.size, "either_layer": self.either_layer,
-                "timing": self.timing.as_dict(),
-                "pose": {"faces": self.pose.faces, "spinner": self.pose.spinner, "cover": self.pose.cover}}
+        return {
+            "kind": self.kind,
+            "planner": self.planner,
+            "size": self.size,
+            "either_layer": self.either_layer,
+            "timing": self.timing.as_dict(),
+            "pose": {"faces": self.pose.faces, "spinner": self.pose.spinner, "cover": self.pose.cover},
+        }
 
 
 def flip_spin_from_config(section: Section) -> FlipSpinRig:
@@ -90,4 +95,3 @@ def flip_spin_from_config(section: Section) -> FlipSpinRig:
     and ``planner``."""
     table = section.model
     return FlipSpinRig(timing_from_config(table), table.planner)
-

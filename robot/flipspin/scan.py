@@ -31,6 +31,7 @@ ALL_SEEN = (1 << len(FACES)) - 1
 @dataclass(frozen=True)
 class Capture:
     """One camera frame: the ops before it, the cube face on top and the cube corners at the image corners."""
+
     ops: tuple[Op, ...]
     face: str
     corners: tuple[str, str, str, str]  # cube corner names at image TL, TR, BR, BL
@@ -119,8 +120,13 @@ def plan_scan(start: Pose, timing: FlipSpinTiming) -> ScanPlan:
     return ScanPlan(tuple(captures), captures[-1].pose, seconds)
 
 
-def scan_view_dict(plan: ScanPlan, quad: Sequence[Sequence[float]] | np.ndarray, size: int,
-                   images: Sequence[str] | None = None, inner: float = 0.5) -> dict:
+def scan_view_dict(
+    plan: ScanPlan,
+    quad: Sequence[Sequence[float]] | np.ndarray,
+    size: int,
+    images: Sequence[str] | None = None,
+    inner: float = 0.5,
+) -> dict:
     """A view config (``vision.view_config_from_dict`` form) for the scan's frames.
 
     ``quad``: the top face's pixel corners in the camera image, TL TR BR BL
@@ -131,12 +137,22 @@ def scan_view_dict(plan: ScanPlan, quad: Sequence[Sequence[float]] | np.ndarray,
     if len(names) != len(plan.captures):
         raise RobotError(f"{len(plan.captures)} captures need {len(plan.captures)} image names, got {len(names)}")
     corners = [[float(x), float(y)] for x, y in quad]
-    return {"size": size, "inner": inner,
-            "view": [{"image": name, "face": capture.face, "corners": corners, "at": list(capture.corners)}
-                     for name, capture in zip(names, plan.captures)]}
+    return {
+        "size": size,
+        "inner": inner,
+        "view": [
+            {"image": name, "face": capture.face, "corners": corners, "at": list(capture.corners)}
+            for name, capture in zip(names, plan.captures)
+        ],
+    }
 
 
-def scan_view_config(plan: ScanPlan, quad: Sequence[Sequence[float]] | np.ndarray, size: int,
-                     images: Sequence[str] | None = None, inner: float = 0.5) -> ViewConfig:
+def scan_view_config(
+    plan: ScanPlan,
+    quad: Sequence[Sequence[float]] | np.ndarray,
+    size: int,
+    images: Sequence[str] | None = None,
+    inner: float = 0.5,
+) -> ViewConfig:
     """The validated ``ViewConfig`` of ``scan_view_dict``."""
     return view_config_from_dict(scan_view_dict(plan, quad, size, images, inner), "flip/spin scan")

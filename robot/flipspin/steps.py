@@ -17,6 +17,7 @@ class RigStep:
     ``ops`` brings the cube from where the previous step left it to the end
     of this step's layer turn (the plan's last step also releases the cube).
     """
+
     ops: tuple[Op, ...]
     moves: tuple[int, ...]
     seconds: float

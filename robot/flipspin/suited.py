@@ -42,6 +42,7 @@ FIRST_SHARE = 0.6  # of the budget, for the first view's search
 @dataclass(frozen=True)
 class RigSolution:
     """The chosen solution, its plan's robot time from the rig's pose, and what choosing it cost."""
+
     moves: tuple[int, ...]
     seconds: float  # robot time of its plan
     robot_moves: int
@@ -89,8 +90,9 @@ def _solve_view(state: str, faces: str, budget_s: float, metric: str, max_length
     return None if moves is None else renamed(moves, faces)
 
 
-def view_solutions(state: str, candidates: int, deadline: float, metric: str = "htm",
-                   max_length: int = DEFAULT_MAX_LENGTH) -> Iterator[tuple[str, list[int]]]:
+def view_solutions(
+    state: str, candidates: int, deadline: float, metric: str = "htm", max_length: int = DEFAULT_MAX_LENGTH
+) -> Iterator[tuple[str, list[int]]]:
     """Solutions of ``state`` from its first ``candidates`` orientations, as found, until ``deadline``.
 
     3x3x3: the two-phase solver (HTM). The first view (the cube as it is)
@@ -116,6 +118,7 @@ def view_solutions(state: str, candidates: int, deadline: float, metric: str = "
 @dataclass
 class _Choice:
     """The quickest solution on the rig so far: least robot time, then fewest moves, then the first."""
+
     rig: FlipSpinRig
     seen: set = field(default_factory=set)
     best: tuple | None = None
@@ -131,9 +134,15 @@ class _Choice:
             self.best = (key, faces, tuple(moves), sum(step.robot_moves for step in steps))
 
 
-def rig_solution(state: str, rig: FlipSpinRig, candidates: int = DEFAULT_CANDIDATES,
-                 budget_s: float = DEFAULT_BUDGET_S, first: Sequence[int] | None = None,
-                 metric: str = "htm", max_length: int = DEFAULT_MAX_LENGTH) -> RigSolution:
+def rig_solution(
+    state: str,
+    rig: FlipSpinRig,
+    candidates: int = DEFAULT_CANDIDATES,
+    budget_s: float = DEFAULT_BUDGET_S,
+    first: Sequence[int] | None = None,
+    metric: str = "htm",
+    max_length: int = DEFAULT_MAX_LENGTH,
+) -> RigSolution:
     """The solution of ``state`` (as scanned) whose plan from ``rig``'s pose is quickest; the pose stays.
 
     Solves ``state`` seen in up to ``candidates`` orientations within about

@@ -30,6 +30,7 @@ MOVE_BITS = 20  # search costs are time in microseconds above, robot moves below
 @dataclass(frozen=True)
 class FlipSpinTiming:
     """Seconds per op; ``settle_s`` is added after each robot move (flip, spin, turn)."""
+
     flip_s: float = 0.70
     spin_quarter_s: float = 0.30
     spin_half_s: float = 0.50

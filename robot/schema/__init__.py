@@ -24,16 +24,25 @@ from .rig import RigTable
 from .sim import SimTable
 
 TABLES: dict[str, Any] = {
-    "robotd": RobotdTable, "solver": SolverTable, "run": RunTable, "rig": RigTable, "controller": ControllerTable,
-    "serial": SerialTable, "camera": dict[str, CameraTable], "vision": VisionTable, "web": WebTable,
+    "robotd": RobotdTable,
+    "solver": SolverTable,
+    "run": RunTable,
+    "rig": RigTable,
+    "controller": ControllerTable,
+    "serial": SerialTable,
+    "camera": dict[str, CameraTable],
+    "vision": VisionTable,
+    "web": WebTable,
     "sim": SimTable,
 }
 SECTIONS = tuple(TABLES)
 
 RobotdConfig = create_model(  # type: ignore[call-overload]
-    "RobotdConfig", __base__=Table, __doc__="A robotd config file: every table optional (all defaults); "
-    "unknown tables and keys are refused.",
-    **{name: (kind, Field(default={}, validate_default=True)) for name, kind in TABLES.items()})
+    "RobotdConfig",
+    __base__=Table,
+    __doc__="A robotd config file: every table optional (all defaults); unknown tables and keys are refused.",
+    **{name: (kind, Field(default={}, validate_default=True)) for name, kind in TABLES.items()},
+)
 
 
 @cache
@@ -42,5 +51,16 @@ def adapter(section: str) -> TypeAdapter:
     return TypeAdapter(TABLES[section])
 
 
-__all__ = ["SECTIONS", "TABLES", "KeyProblems", "Light", "Problem", "Puzzle", "RobotdConfig", "ScrambleMoves",
-           "Table", "adapter", "problems"]
+__all__ = [
+    "SECTIONS",
+    "TABLES",
+    "KeyProblems",
+    "Light",
+    "Problem",
+    "Puzzle",
+    "RobotdConfig",
+    "ScrambleMoves",
+    "Table",
+    "adapter",
+    "problems",
+]

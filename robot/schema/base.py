@@ -19,6 +19,7 @@ from vision import PRESETS
 
 class Table(BaseModel):
     """One TOML table (or inline table) of the config."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     def given(self) -> dict[str, Any]:
@@ -48,10 +49,12 @@ def choice(names: tuple[Any, ...]) -> Any:
 def must(valid: Callable[[Any], bool], wanted: str) -> BeforeValidator:
     """``Annotated`` metadata: a value must pass ``valid`` (and be no bool); else it reads "must be WANTED; got
     VALUE", where a type error would only say "must be a string"."""
+
     def check(value: Any) -> Any:
         if isinstance(value, bool) or not valid(value):
             raise ValueError(f"must be {wanted}; got {value!r}")
         return value
+
     return BeforeValidator(check)
 
 
@@ -71,14 +74,16 @@ def _six_faces(table: dict[str, Any]) -> dict[str, Any]:
 
 def distinct(what: str) -> AfterValidator:
     """``Annotated`` metadata of a face table: no two faces share ``what`` (e.g. "a motor")."""
+
     def check(table: dict) -> dict:
         if len(set(table.values())) != len(table):
             raise ValueError(f"two faces share {what}")
         return table
+
     return AfterValidator(check)
 
 
-SIX_FACES = AfterValidator(_six_faces)   # ``Annotated[dict[str, X], SIX_FACES]``: one X for each face U ... B
+SIX_FACES = AfterValidator(_six_faces)  # ``Annotated[dict[str, X], SIX_FACES]``: one X for each face U ... B
 # ``Annotated[dict[str, X], SIX_FACES, PER_FACE]``: one X for every face, or a table of one per face
 PER_FACE = BeforeValidator(lambda value: value if isinstance(value, dict) else {face: value for face in FACES})
 

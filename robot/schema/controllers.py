@@ -24,17 +24,23 @@ from .base import SIX_FACES, Table, distinct, must, raise_problems
 MIB = 1024 * 1024
 
 
-def timing_table(name: str, timing: type, skip: tuple[str, ...] = ("baudrate",), base: type[Table] = Table,
-                 zero: bool = False) -> Any:
+def timing_table(
+    name: str, timing: type, skip: tuple[str, ...] = ("baudrate",), base: type[Table] = Table, zero: bool = False
+) -> Any:
     """A table of ``timing``'s fields but ``skip``: times above 0 (``zero``: at least 0), counts (ints) at
     least 1; each optional, as the link's defaults fill in what is not given."""
+
     def key(field: Any) -> tuple[Any, Any]:
         if field.type in (int, "int"):
             return int | None, Field(default=None, ge=1)
         return float | None, Field(default=None, ge=0) if zero else Field(default=None, gt=0)
-    return create_model(name, __base__=base,  # type: ignore[call-overload]
-                        __doc__=f"``{timing.__name__}``: seconds unless named otherwise",
-                        **{f.name: key(f) for f in fields(timing) if f.name not in skip})
+
+    return create_model(
+        name,
+        __base__=base,  # type: ignore[call-overload]
+        __doc__=f"``{timing.__name__}``: seconds unless named otherwise",
+        **{f.name: key(f) for f in fields(timing) if f.name not in skip},
+    )
 
 
 class _LinkTimingBase(Table):
@@ -52,6 +58,7 @@ SerialTiming = timing_table("SerialTiming", LinkTiming, skip=(), base=_LinkTimin
 
 class SerialTable(Table):
     """The rig's serial port; for robotd's own firmware also the link's timing, its trace and fault dumps."""
+
     port: str | None = Field(default=None, description="a device path (/dev/serial/by-id/...) or a pyserial URL")
     trace: str | None = None
     trace_max_mb: float = Field(default=LogLimits.trace_max_bytes / MIB, ge=0.01, le=1024)
@@ -62,14 +69,16 @@ class SerialTable(Table):
 
 def _axis_letter(dialect: str) -> BeforeValidator:
     letters = DIALECTS[dialect].letters
-    return must(lambda v: isinstance(v, str) and len(v) == 1 and v in letters,
-                f"one axis letter of {', '.join(letters)}")
+    return must(
+        lambda v: isinstance(v, str) and len(v) == 1 and v in letters, f"one axis letter of {', '.join(letters)}"
+    )
 
 
 class _GcodeTable(Table):
     units_per_quarter: float = Field(default=90.0, gt=0, le=100_000, description="axis units per quarter turn")
-    feed: float | None = Field(default=None, gt=0, le=1e8, description="units/min; default: a quarter turn in [rig] "
-                                                                  "quarter_turn_s")
+    feed: float | None = Field(
+        default=None, gt=0, le=1e8, description="units/min; default: a quarter turn in [rig] quarter_turn_s"
+    )
     baudrate: int = Field(default=115200, ge=300, le=4_000_000)
 
 
@@ -94,6 +103,7 @@ MIN_APART_US = 20.0
 
 class _Servo(Table):
     """One servo of the Maestro: its channel, its pulse width (µs) at each end-point, its speed and accel."""
+
     speed: int = Field(default=0, ge=0, le=10000, description="Maestro units; 0: as fast as the servo goes")
     accel: int = Field(default=0, ge=0, le=255, description="Maestro units; 0: no ramp")
 
@@ -103,8 +113,15 @@ class _Servo(Table):
         ordered = sorted(pulses.values())
         if any(b - a < MIN_APART_US for a, b in zip(ordered, ordered[1:])):
             name = type(self).__name__.removesuffix("Servo").lower()
-            raise_problems([(next(iter(pulses)), f"the {name} end-points must be at least {MIN_APART_US:g} µs "
-                                                 f"apart; got {', '.join(f'{v:g}' for v in pulses.values())}")])
+            raise_problems(
+                [
+                    (
+                        next(iter(pulses)),
+                        f"the {name} end-points must be at least {MIN_APART_US:g} µs "
+                        f"apart; got {', '.join(f'{v:g}' for v in pulses.values())}",
+                    )
+                ]
+            )
         return self
 
 
@@ -118,7 +135,7 @@ def _pulse(default: float) -> Any:
 
 class SpinServo(_Servo):
     channel: int = _channel(0)
-    ccw_us: float = _pulse(1000.0)      # spinner at -1
+    ccw_us: float = _pulse(1000.0)  # spinner at -1
     home_us: float = _pulse(1500.0)
     cw_us: float = _pulse(2000.0)
 
@@ -142,17 +159,22 @@ class MaestroTable(Table):
     @model_validator(mode="after")
     def _channels(self) -> Any:
         top = self.channels - 1
-        problems = [(f"{name}.channel", f"must be at most {top}; got {servo.channel}")
-                    for name, servo in (("spin", self.spin), ("cover", self.cover)) if servo.channel > top]
+        problems = [
+            (f"{name}.channel", f"must be at most {top}; got {servo.channel}")
+            for name, servo in (("spin", self.spin), ("cover", self.cover))
+            if servo.channel > top
+        ]
         if self.spin.channel == self.cover.channel:
-            problems.append(("cover.channel", f"the spin and cover servos need their own channels; both are "
-                                              f"{self.spin.channel}"))
+            problems.append(
+                ("cover.channel", f"the spin and cover servos need their own channels; both are {self.spin.channel}")
+            )
         raise_problems(problems)
         return self
 
 
 class ControllerTable(Table):
     """Which motor controller the rig is wired to; the table of that kind (only that one) configures it."""
+
     kind: Literal["robotd", "marlin", "grblhal", "maestro"] = "robotd"
     marlin: MarlinTable = Field(default_factory=MarlinTable)
     grblhal: GrblTable = Field(default_factory=GrblTable)

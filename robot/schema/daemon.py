@@ -19,6 +19,7 @@ from .base import Puzzle, Table, choice, number
 
 class RobotdTable(Table):
     """Where the history lives and how much stays; how much goes to the log, and to an optional file."""
+
     data_dir: str | None = None
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     keep_refused_scans: int = Field(default=20, ge=0, le=1000)
@@ -60,6 +61,7 @@ Origin = Annotated[str, BeforeValidator(origin_entry)]
 
 class WebTable(Table):
     """Where the dashboard listens and who may move the robot through it."""
+
     host: HostName = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
     api_key: str | None = Field(default=None, min_length=12)
@@ -76,16 +78,23 @@ class WebTable(Table):
 
 def _four_points(value: Any) -> Any:
     point = number(float("-inf"), float("inf"))
-    if not (isinstance(value, list) and len(value) == 4 and all(
-            isinstance(p, list) and len(p) == 2 and all(point(v) and not isinstance(v, bool) for v in p)
-            for p in value)):
-        raise ValueError("must be four [x, y] image points: top-left, top-right, bottom-right, bottom-left of "
-                         "the face under the camera")
+    if not (
+        isinstance(value, list)
+        and len(value) == 4
+        and all(
+            isinstance(p, list) and len(p) == 2 and all(point(v) and not isinstance(v, bool) for v in p) for p in value
+        )
+    ):
+        raise ValueError(
+            "must be four [x, y] image points: top-left, top-right, bottom-right, bottom-left of "
+            "the face under the camera"
+        )
     return value
 
 
 class VisionTable(Table):
     """The view config and colour calibration files; a one-camera (flip/spin) rig's face under its camera."""
+
     views: str | None = None
     calibration: str | None = None
     top_face: Annotated[list[list[float]], BeforeValidator(_four_points)] | None = None

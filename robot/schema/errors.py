@@ -16,21 +16,34 @@ from pydantic_core import ErrorDetails
 
 from .base import KeyProblems
 
-KIND = "kind"   # the key every tagged union of the schema ([rig], ...) is told apart by
+KIND = "kind"  # the key every tagged union of the schema ([rig], ...) is told apart by
 
-_TYPES = {"int_type": "a whole number", "int_from_float": "a whole number", "float_type": "a number",
-          "bool_type": "true or false", "string_type": "a string", "list_type": "a list", "tuple_type": "a list",
-          "dict_type": "a table", "model_type": "a table", "model_attributes_type": "a table",
-          "union_tag_not_found": "a table"}     # a tagged union ([rig]) given no table
-_BOUNDS = {"greater_than_equal": ("ge", "at least"), "greater_than": ("gt", "more than"),
-           "less_than_equal": ("le", "at most"), "less_than": ("lt", "less than")}
+_TYPES = {
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+    "union_tag_not_found": "a table",
+}  # a tagged union ([rig]) given no table
+_BOUNDS = {
+    "greater_than_equal": ("ge", "at least"),
+    "greater_than": ("gt", "more than"),
+    "less_than_equal": ("le", "at most"),
+    "less_than": ("lt", "less than"),
+}
 
 
 @dataclass(frozen=True)
 class Problem:
-    path: tuple[str, ...]       # keys below the table validated
+    path: tuple[str, ...]  # keys below the table validated
     text: str
-    final: bool = False         # no use validating again without the key (e.g. an unknown kind)
+    final: bool = False  # no use validating again without the key (e.g. an unknown kind)
 
 
 def problems(error: ValidationError, data: Any, annotation: Any) -> list[Problem]:
@@ -44,8 +57,9 @@ def problems(error: ValidationError, data: Any, annotation: Any) -> list[Problem
         elif detail["type"] == "union_tag_invalid":
             found.append(Problem(path + (KIND,), _one_of(_tags(annotation, detail["loc"]), _kind(detail)), True))
         else:
-            found.append(Problem(path, describe(detail, _at(annotation, detail["loc"][:-1]),
-                                                _at(annotation, detail["loc"]))))
+            found.append(
+                Problem(path, describe(detail, _at(annotation, detail["loc"][:-1]), _at(annotation, detail["loc"])))
+            )
     return found
 
 

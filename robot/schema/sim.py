@@ -19,6 +19,7 @@ Steps = Annotated[int, Field(ge=0, description="finished steps since the simulat
 
 class FrameFaultsTable(Table):
     """Per-frame fault rates of one direction (``to_device``, ``to_host``)."""
+
     drop: Probability | None = None
     corrupt: Probability | None = None
     duplicate: Probability | None = None
@@ -29,6 +30,7 @@ class FrameFaultsTable(Table):
 
 class FaultsTable(FrameFaultsTable):
     """Faults to inject: frame rates for both directions (or per direction), and device faults."""
+
     to_device: FrameFaultsTable | None = None
     to_host: FrameFaultsTable | None = None
     stall: list[MotorName] = Field(default=[], description="motors that stall part-way through their next move")
@@ -54,6 +56,9 @@ class SimTable(Table):
     faults: FaultsTable = Field(default_factory=FaultsTable)
     reset_on_open: bool = True
     firmware: choice(FIRMWARES) = Field(  # type: ignore[valid-type]
-        default="python", description="python: the reference firmware; avr: the firmware binary under simavr")
-    board: choice(BOARDS) = Field(default="ramps",  # type: ignore[valid-type]
-                                  description="avr: the pin map it is built for")
+        default="python", description="python: the reference firmware; avr: the firmware binary under simavr"
+    )
+    board: choice(BOARDS) = Field(  # type: ignore[valid-type]
+        default="ramps",
+        description="avr: the pin map it is built for",
+    )

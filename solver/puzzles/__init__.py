@@ -32,12 +32,12 @@ class PuzzleModel(ABC):
     builder needs.
     """
 
-    name: str                                  # "Skewb", as messages spell it
-    move_names: tuple[str, ...]                # move id -> its spelling
-    tracked_moves: int                         # ids below this change the table index; the rest (tips) do not
-    untracked_name: str = ""                   # what the untracked moves turn ("tips"), for reports
+    name: str  # "Skewb", as messages spell it
+    move_names: tuple[str, ...]  # move id -> its spelling
+    tracked_moves: int  # ids below this change the table index; the rest (tips) do not
+    untracked_name: str = ""  # what the untracked moves turn ("tips"), for reports
     sticker_moves: tuple[tuple[int, ...], ...]  # per move id: new state = old[source]
-    solved: str                                # the solved state in face letters
+    solved: str  # the solved state in face letters
     factor_sizes: tuple[int, ...]
 
     @abstractmethod
@@ -92,7 +92,8 @@ class PuzzleModel(ABC):
                 clockwise = " ".join(n for n in self.move_names if not n.endswith("'"))
                 raise InvalidState(
                     f"move {len(moves) + 1} ({bad!r} at character {position + 1}) is not a {self.name} move: "
-                    f"use {clockwise}, each optionally followed by ' (counter-clockwise)")
+                    f"use {clockwise}, each optionally followed by ' (counter-clockwise)"
+                )
             moves.append(self.move_names.index(match.group(1) + match.group(2).replace("’", "'")))
             position = match.end()
         return moves

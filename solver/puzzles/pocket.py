@@ -29,7 +29,7 @@ from .cube.scramble import DLB_SLOT
 
 MOVABLE = tuple(s for s in range(8) if s != DLB_SLOT)
 PERMS = factorial(7)
-TWISTS = 3 ** 6
+TWISTS = 3**6
 STATES = PERMS * TWISTS
 SOLVED_INDEX = 0  # identity permutation has rank 0, no twist is 0
 _TWIST_WEIGHTS = 3 ** np.arange(5, -1, -1)
@@ -76,7 +76,7 @@ def coordinate(cube: CubieCube) -> int:
     perm = [_SLOT_POSITION[cube.cp[s]] for s in MOVABLE]
     rank = 0
     for i, p in enumerate(perm):
-        rank += sum(1 for q in perm[i + 1:] if q < p) * _FACTORIAL_LIST[i]
+        rank += sum(1 for q in perm[i + 1 :] if q < p) * _FACTORIAL_LIST[i]
     twist = 0
     for s in MOVABLE[:6]:
         twist = twist * 3 + cube.co[s]
@@ -141,8 +141,10 @@ class PocketCube(PuzzleModel):
         ids: list[int] = []
         for k, move in enumerate(parse_moves(text)):
             if move >= 9:
-                raise InvalidState(f"move {k + 1} ({MOVE_NAMES[move]}) turns a face of the DLB corner, which "
-                                   "the 2x2x2 frame keeps in place: use U, R and F")
+                raise InvalidState(
+                    f"move {k + 1} ({MOVE_NAMES[move]}) turns a face of the DLB corner, which "
+                    "the 2x2x2 frame keeps in place: use U, R and F"
+                )
             ids += [self.moves.index(move)] if move in self.moves else [self.moves.index(move - 1)] * 2
         return ids
 

@@ -48,10 +48,12 @@ VERTICES = "ULRB"
 AXES = {"U": (1, -1, -1), "L": (-1, -1, 1), "R": (-1, 1, -1), "B": (1, 1, 1)}
 OPPOSITE_FACE = {"U": "D", "L": "R", "R": "L", "B": "F"}  # the face a vertex is not on
 # Each face's vertices where the net draws them (x to the right, y up, in triangle heights).
-NET = {"F": {"U": (1, 1), "L": (0, 0), "R": (2, 0)},
-       "L": {"B": (-1, 1), "U": (1, 1), "L": (0, 0)},
-       "R": {"U": (1, 1), "B": (3, 1), "R": (2, 0)},
-       "D": {"L": (0, 0), "R": (2, 0), "B": (1, -1)}}
+NET = {
+    "F": {"U": (1, 1), "L": (0, 0), "R": (2, 0)},
+    "L": {"B": (-1, 1), "U": (1, 1), "L": (0, 0)},
+    "R": {"U": (1, 1), "B": (3, 1), "R": (2, 0)},
+    "D": {"L": (0, 0), "R": (2, 0), "B": (1, -1)},
+}
 EDGES = ("FL", "FR", "FD", "LR", "LD", "RD")  # an edge slot is named by its two faces
 
 
@@ -63,14 +65,18 @@ def sticker_name(index: int) -> str:
 def _face_stickers(face: str) -> list[dict[str, int]]:
     """Weights (out of 9) of the face's vertices at the middle of each small triangle, in reading order."""
     corners = list(NET[face])
-    weights = [(3 * i + s, 3 * j + s, 3 * (n - i - j) + s) for s, n in ((1, 2), (2, 1))
-               for i in range(n + 1) for j in range(n + 1 - i)]
+    weights = [
+        (3 * i + s, 3 * j + s, 3 * (n - i - j) + s)
+        for s, n in ((1, 2), (2, 1))
+        for i in range(n + 1)
+        for j in range(n + 1 - i)
+    ]
     base = 9 * min(y for _, y in NET[face].values())
 
     def place(w):
         x = sum(wk * NET[face][v][0] for wk, v in zip(w, corners))
         y = sum(wk * NET[face][v][1] for wk, v in zip(w, corners))
-        return -((y - base) // 3), x   # rows from the top, then left to right
+        return -((y - base) // 3), x  # rows from the top, then left to right
 
     return [dict(zip(corners, w)) for w in sorted(weights, key=place)]
 
@@ -90,7 +96,7 @@ SOLVED = "".join(f * 9 for f in FACES)
 def _vertex_piece(vertex: str, weight: int) -> tuple[int, ...]:
     """Stickers of the tip (weight 7) or centre (5) at a vertex: from its first face in FACES, clockwise."""
     first = next(i for i, w in enumerate(STICKERS) if w.get(vertex) == weight)
-    spin = turn_permutation(POINTS, AXES[vertex], depth=-10 ** 6)  # the whole puzzle, clockwise
+    spin = turn_permutation(POINTS, AXES[vertex], depth=-(10**6))  # the whole puzzle, clockwise
     order = [first]
     while len(order) < 3:
         order.append(spin.index(order[-1]))
@@ -100,8 +106,10 @@ def _vertex_piece(vertex: str, weight: int) -> tuple[int, ...]:
 def _edge_stickers(name: str) -> tuple[int, int]:
     """The edge slot's sticker on its first face, then on its second."""
     ends = set(NET[name[0]]) & set(NET[name[1]])
-    first, second = (next(i for i, w in enumerate(STICKERS) if i // 9 == FACES.index(face)
-                          and all(w[v] == 4 for v in ends)) for face in name)
+    first, second = (
+        next(i for i, w in enumerate(STICKERS) if i // 9 == FACES.index(face) and all(w[v] == 4 for v in ends))
+        for face in name
+    )
     return first, second
 
 
@@ -110,8 +118,9 @@ CENTRES = tuple(_vertex_piece(v, 5) for v in VERTICES)
 EDGE_STICKERS = tuple(_edge_stickers(name) for name in EDGES)
 VERTEX_FACES = tuple("".join(SOLVED[i] for i in piece) for piece in CENTRES)  # a vertex's faces, clockwise
 _VERTEX_READ = tuple(twists(home) for home in VERTEX_FACES)
-_EDGE_READ = {colours: (piece, flip) for piece, name in enumerate(EDGES)
-              for flip, colours in enumerate((name, name[::-1]))}
+_EDGE_READ = {
+    colours: (piece, flip) for piece, name in enumerate(EDGES) for flip, colours in enumerate((name, name[::-1]))
+}
 TIP_MOVES = 8  # move ids from here on turn a tip alone
 
 
@@ -134,12 +143,16 @@ def _colour_map(state: str) -> dict[str, str]:
     for vertex, piece in zip(VERTICES, CENTRES):
         shown = _colours(state, piece)
         if len(set(shown)) != 3:
-            raise InvalidState(f"the {vertex} centre ({describe(piece, sticker_name)}) has colours "
-                               f"{' '.join(shown)}: a centre piece has three different colours")
+            raise InvalidState(
+                f"the {vertex} centre ({describe(piece, sticker_name)}) has colours "
+                f"{' '.join(shown)}: a centre piece has three different colours"
+            )
         missing = (colours - set(shown)).pop()
         if missing in lacking:
-            raise InvalidState(f"the {lacking[missing]} and {vertex} centres both lack colour {missing!r}: each "
-                               "colour is missing from one centre only, the one at the vertex opposite its face")
+            raise InvalidState(
+                f"the {lacking[missing]} and {vertex} centres both lack colour {missing!r}: each "
+                "colour is missing from one centre only, the one at the vertex opposite its face"
+            )
         lacking[missing] = vertex
     return {colour: OPPOSITE_FACE[vertex] for colour, vertex in lacking.items()}
 
@@ -149,8 +162,10 @@ def _vertex_twists(faces: str, pieces: tuple[tuple[int, ...], ...], kind: str) -
     for v, piece in enumerate(pieces):
         twist = _VERTEX_READ[v].get(_colours(faces, piece))
         if twist is None:
-            raise InvalidState(f"the {kind} at {describe(piece, sticker_name)} ({VERTICES[v]} vertex) has colours "
-                               f"of faces {' '.join(_colours(faces, piece))}: no real {kind} looks like that")
+            raise InvalidState(
+                f"the {kind} at {describe(piece, sticker_name)} ({VERTICES[v]} vertex) has colours "
+                f"of faces {' '.join(_colours(faces, piece))}: no real {kind} looks like that"
+            )
         out.append(twist)
     return out
 
@@ -161,9 +176,11 @@ def _read_edges(faces: str) -> tuple[tuple[int, ...], list[int]]:
     for slot, stickers in enumerate(EDGE_STICKERS):
         found = _EDGE_READ.get(_colours(faces, stickers))
         if found is None:
-            raise InvalidState(f"the edge at {describe(stickers, sticker_name)} ({EDGES[slot]} slot) has "
-                               f"colours of faces {' '.join(_colours(faces, stickers))}: "
-                               "no real edge looks like that")
+            raise InvalidState(
+                f"the edge at {describe(stickers, sticker_name)} ({EDGES[slot]} slot) has "
+                f"colours of faces {' '.join(_colours(faces, stickers))}: "
+                "no real edge looks like that"
+            )
         edges.append(found)
     perm = tuple(p for p, _ in edges)
     if len(set(perm)) < 6:
@@ -171,8 +188,9 @@ def _read_edges(faces: str) -> tuple[tuple[int, ...], list[int]]:
         slots = [EDGES[s] for s, p in enumerate(perm) if p == piece]
         raise InvalidState(f"the {EDGES[piece]} edge appears {len(slots)} times (in slots {', '.join(slots)})")
     if parity(perm):
-        raise InvalidState("two edges are swapped: every Pyraminx move cycles three edges, so the edges are "
-                           "always an even permutation")
+        raise InvalidState(
+            "two edges are swapped: every Pyraminx move cycles three edges, so the edges are always an even permutation"
+        )
     flips = [f for _, f in edges]
     if sum(flips) % 2:
         raise InvalidState("an edge is flipped: the edge flips add up to an odd number")
@@ -209,8 +227,9 @@ def _edge_numbers() -> dict[str, int]:
 
 
 # Stickers of the four tips, or of the four centres -> their twists as one base-3 number.
-_TWIST_NUMBERS = {"".join(twisted(home, t) for home, t in zip(VERTEX_FACES, unrank_digits(n, 3, 4))): n
-                  for n in range(81)}
+_TWIST_NUMBERS = {
+    "".join(twisted(home, t) for home, t in zip(VERTEX_FACES, unrank_digits(n, 3, 4))): n for n in range(81)
+}
 
 
 class Pyraminx(PuzzleModel):
@@ -224,9 +243,12 @@ class Pyraminx(PuzzleModel):
 
     def __init__(self) -> None:
         # A remembered scheme is right whenever all four centres come out as real centres.
-        self._scheme = ColourScheme(lambda state: "", _colour_map,
-                                    lambda faces: _colours(faces, _CENTRE_KEY) in _TWIST_NUMBERS,
-                                    lambda faces: _vertex_twists(faces, CENTRES, "centre"))
+        self._scheme = ColourScheme(
+            lambda state: "",
+            _colour_map,
+            lambda faces: _colours(faces, _CENTRE_KEY) in _TWIST_NUMBERS,
+            lambda faces: _vertex_twists(faces, CENTRES, "centre"),
+        )
 
     def parse(self, state: str) -> str:
         check_letters(state, self.name, FACES, 9, sticker_name)

@@ -28,7 +28,7 @@ def rank_even(perm: Sequence[int]) -> int:
     """Number of an even permutation of 0..n-1, in 0 .. n!/2 - 1."""
     n, rank = len(perm), 0
     for i in range(n - 2):
-        rank = rank * (n - i) + sum(1 for q in perm[i + 1:] if q < perm[i])
+        rank = rank * (n - i) + sum(1 for q in perm[i + 1 :] if q < perm[i])
     return rank
 
 

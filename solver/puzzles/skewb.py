@@ -49,8 +49,8 @@ from .stickers import ColourScheme, check_letters, describe, twisted, twists
 
 FACES = "URFDLB"
 CUBE_STICKERS = (0, 2, 4, 6, 8)  # the 3x3 stickers a Skewb face has, in reading order
-FIXED = (0, 2, 5, 7)   # URF ULB DLF DRB: slot ids in geometry.CORNER_SLOTS
-FREE = (1, 3, 4, 6)    # UFL UBR DFR DBL
+FIXED = (0, 2, 5, 7)  # URF ULB DLF DRB: slot ids in geometry.CORNER_SLOTS
+FREE = (1, 3, 4, 6)  # UFL UBR DFR DBL
 WCA_AXES = {"R": "DRB", "U": "ULB", "L": "DLF", "B": "DBL"}
 MODEL_AXES = {"R": "DRB", "U": "ULB", "L": "DLF", "B": "URF"}
 
@@ -93,7 +93,7 @@ def _turns(axes: dict[str, str]) -> tuple[tuple[int, ...], ...]:
 
 WCA_TURNS = _turns(WCA_AXES)
 MODEL_TURNS = _turns(MODEL_AXES)
-_SPIN = turn_permutation(POINTS, _axis("URF"), depth=-10 ** 6)  # the whole puzzle, clockwise about URF
+_SPIN = turn_permutation(POINTS, _axis("URF"), depth=-(10**6))  # the whole puzzle, clockwise about URF
 ROTATIONS = (tuple(range(30)), _SPIN, compose(_SPIN, _SPIN))
 
 
@@ -124,12 +124,16 @@ def _colour_map(state: str) -> dict[str, str]:
         never = sorted(colours.difference(*[c for c in corners if colour in c]))
         if len(never) != 1:
             others = "every other colour" if not never else "neither of " + ", ".join(map(repr, never))
-            raise InvalidState(f"colour {colour!r} shares a corner with {others}: on a real Skewb each colour "
-                               "shares corners with four others and never with its opposite")
+            raise InvalidState(
+                f"colour {colour!r} shares a corner with {others}: on a real Skewb each colour "
+                "shares corners with four others and never with its opposite"
+            )
         mapping[colour], mapping[never[0]] = face, OPPOSITE[face]
     if len(mapping) != 6:
-        raise InvalidState(f"{_urf_shows(frame)}, and two of these never share a corner with the same colour: "
-                           "a colour has one opposite only")
+        raise InvalidState(
+            f"{_urf_shows(frame)}, and two of these never share a corner with the same colour: "
+            "a colour has one opposite only"
+        )
     return mapping
 
 
@@ -154,11 +158,12 @@ def _read_corners(faces: str) -> list[tuple[int, int]]:
     if len(set(pieces)) < 8:
         piece = next(p for p in pieces if pieces.count(p) > 1)
         slots = [CORNER_SLOTS[s] for s, p in enumerate(pieces) if p == piece]
-        raise InvalidState(f"the {CORNER_SLOTS[piece]} corner appears {len(slots)} times "
-                           f"(in slots {', '.join(slots)})")
+        raise InvalidState(f"the {CORNER_SLOTS[piece]} corner appears {len(slots)} times (in slots {', '.join(slots)})")
     if parity([FIXED.index(pieces[s]) for s in FIXED]):
-        raise InvalidState("two of the corners in the ULB, DLF and DRB slots are swapped: with URF in place, "
-                           "these three corners only ever cycle all together")
+        raise InvalidState(
+            "two of the corners in the ULB, DLF and DRB slots are swapped: with URF in place, "
+            "these three corners only ever cycle all together"
+        )
     return corners
 
 
@@ -167,8 +172,10 @@ def _bad_corner(faces: str, slot: int, found: tuple[int, int] | None) -> NoRetur
     if found is None:
         colours = " ".join(faces[i] for i in CORNERS[slot])
         raise InvalidState(f"{where} has colours of faces {colours}: no real corner looks like that")
-    raise InvalidState(f"{where} is the {CORNER_SLOTS[found[0]]} corner: a Skewb corner only moves among the "
-                       "four slots of its own group (URF ULB DLF DRB, or UFL UBR DFR DBL)")
+    raise InvalidState(
+        f"{where} is the {CORNER_SLOTS[found[0]]} corner: a Skewb corner only moves among the "
+        "four slots of its own group (URF ULB DLF DRB, or UFL UBR DFR DBL)"
+    )
 
 
 def _to_model(faces: str) -> str:
@@ -209,14 +216,19 @@ def _model_corners(model: str) -> tuple[tuple[int, ...], list[int], list[int]]:
 
 def _check_twists(perm: tuple[int, ...], free_twist: list[int], fixed_twist: list[int]) -> None:
     if parity(perm):
-        raise InvalidState("two of the corners UFL, UBR, DFR, DBL are swapped: these four corners only "
-                           "ever move in 3-cycles")
-    for twist, names in ((sum(free_twist), "UFL, UBR, DFR, DBL"),
-                         (sum(fixed_twist) - _free_classes()[perm], "ULB, DLF, DRB")):
+        raise InvalidState(
+            "two of the corners UFL, UBR, DFR, DBL are swapped: these four corners only ever move in 3-cycles"
+        )
+    for twist, names in (
+        (sum(free_twist), "UFL, UBR, DFR, DBL"),
+        (sum(fixed_twist) - _free_classes()[perm], "ULB, DLF, DRB"),
+    ):
         if twist % 3:
             way = "clockwise" if twist % 3 == 1 else "counter-clockwise"
-            raise InvalidState(f"a corner is twisted: one of {names} is turned {way} in place "
-                               "(the corner twists add up to an impossible total)")
+            raise InvalidState(
+                f"a corner is twisted: one of {names} is turned {way} in place "
+                "(the corner twists add up to an impossible total)"
+            )
 
 
 def _explain_corners(faces: str) -> None:
@@ -289,15 +301,18 @@ class Skewb(PuzzleModel):
     def __init__(self) -> None:
         # A remembered scheme is right whenever the corners come out as a reachable arrangement:
         # the URF colours fix U, R and F, and real corners fix the opposite faces.
-        self._scheme = ColourScheme(_urf_colours, _colour_map,
-                                    lambda faces: _corner_key(faces) in _corner_numbers(), _explain_corners)
+        self._scheme = ColourScheme(
+            _urf_colours, _colour_map, lambda faces: _corner_key(faces) in _corner_numbers(), _explain_corners
+        )
 
     def parse(self, state: str) -> str:
         check_letters(state, self.name, FACES, 5, sticker_name)
         faces = self._scheme.face_letters(state)
         if "".join([faces[i] for i in CENTRES]) not in _CENTRE_NUMBERS:
-            raise InvalidState("two centres are swapped: every Skewb move cycles three centres, so the "
-                               "centres are always an even permutation")
+            raise InvalidState(
+                "two centres are swapped: every Skewb move cycles three centres, so the "
+                "centres are always an even permutation"
+            )
         return faces
 
     def rank(self, state: str) -> int:
@@ -324,8 +339,10 @@ def _factor_moves() -> tuple[np.ndarray, ...]:
         return rank_even([unrank_even(value, 6)[c] for c in centre_moves[m]])
 
     held = _all_corners_held()
-    corners = np.array([[numbers[row.tobytes().decode()] for row in held[:, compose(move, _CORNER_STICKERS)]]
-                        for move in WCA_TURNS], dtype=np.int64).T
+    corners = np.array(
+        [[numbers[row.tobytes().decode()] for row in held[:, compose(move, _CORNER_STICKERS)]] for move in WCA_TURNS],
+        dtype=np.int64,
+    ).T
     return factor_table(360, 8, centres), corners
 
 

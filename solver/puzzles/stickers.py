@@ -14,20 +14,25 @@ def check_letters(state: str, puzzle: str, faces: str, per_face: int, name: Call
         raise InvalidState(f"a {puzzle} state is a string of letters, got {type(state).__name__}")
     length = len(faces) * per_face
     if len(state) != length:
-        raise InvalidState(f"a {puzzle} state has {length} stickers ({len(faces)} faces of {per_face}), "
-                           f"got {len(state)} characters")
+        raise InvalidState(
+            f"a {puzzle} state has {length} stickers ({len(faces)} faces of {per_face}), got {len(state)} characters"
+        )
     if not (state.isascii() and state.isalpha()):
         i, c = next((i, c) for i, c in enumerate(state) if not (c.isascii() and c.isalpha()))
         raise InvalidState(f"sticker {name(i)} is {c!r}: colours must be letters")
     counts = Counter(state)
     if len(counts) != len(faces):
-        raise InvalidState(f"a {puzzle} has {len(faces)} colours but this state uses {len(counts)}: "
-                           + ", ".join(f"{c!r} x{k}" for c, k in sorted(counts.items())))
+        raise InvalidState(
+            f"a {puzzle} has {len(faces)} colours but this state uses {len(counts)}: "
+            + ", ".join(f"{c!r} x{k}" for c, k in sorted(counts.items()))
+        )
     for letter, count in sorted(counts.items()):
         if count != per_face:
             where = ", ".join(name(i) for i, c in enumerate(state) if c == letter)
-            raise InvalidState(f"colour {letter!r} is on {count} stickers, a {puzzle} has {per_face} of each "
-                               f"colour ({letter!r} at {where})")
+            raise InvalidState(
+                f"colour {letter!r} is on {count} stickers, a {puzzle} has {per_face} of each "
+                f"colour ({letter!r} at {where})"
+            )
 
 
 def twisted(home: str, twist: int) -> str:
@@ -59,8 +64,13 @@ class ColourScheme:
     a scheme must agree on to be tried at all.
     """
 
-    def __init__(self, frame: Callable[[str], str], derive: Callable[[str], dict[str, str]],
-                 accepts: Callable[[str], bool], explain: Callable[[str], object]) -> None:
+    def __init__(
+        self,
+        frame: Callable[[str], str],
+        derive: Callable[[str], dict[str, str]],
+        accepts: Callable[[str], bool],
+        explain: Callable[[str], object],
+    ) -> None:
         self.frame, self.derive, self.accepts, self.explain = frame, derive, accepts, explain
         self._last: tuple[str, dict] = ("", {})
 

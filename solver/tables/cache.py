@@ -57,7 +57,9 @@ def write_table(name: str, header: dict, payload: bytes) -> Path | None:
             f.write(MAGIC + json.dumps(header).encode() + b"\n" + payload)
         os.replace(tmp, directory / name)
     except OSError as error:
-        print(f"robotd: cannot write table cache in {directory} ({error}); "
-              "the table will be rebuilt next time", file=sys.stderr)
+        print(
+            f"robotd: cannot write table cache in {directory} ({error}); the table will be rebuilt next time",
+            file=sys.stderr,
+        )
         return None
     return directory / name

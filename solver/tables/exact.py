@@ -43,8 +43,12 @@ def inverse_moves(head: np.ndarray, rest: np.ndarray) -> list[int]:
     """For each move, the move that undoes it."""
     out = []
     for m in range(head.shape[1]):
-        undo = [k for k in range(head.shape[1]) if (head[head[:, m], k] == np.arange(len(head))).all()
-                and (rest[rest[:, m], k] == np.arange(len(rest))).all()]
+        undo = [
+            k
+            for k in range(head.shape[1])
+            if (head[head[:, m], k] == np.arange(len(head))).all()
+            and (rest[rest[:, m], k] == np.arange(len(rest))).all()
+        ]
         out.append(undo[0])
     return out
 
@@ -52,8 +56,9 @@ def inverse_moves(head: np.ndarray, rest: np.ndarray) -> list[int]:
 @dataclass
 class Coordinates:
     """A puzzle's state indices and how its moves change them."""
-    head: np.ndarray   # (head size, moves)
-    rest: np.ndarray   # (rest size, moves)
+
+    head: np.ndarray  # (head size, moves)
+    rest: np.ndarray  # (rest size, moves)
     solved: int
     inverse: list[int] = field(init=False)
 
@@ -122,6 +127,7 @@ def _grow_backwards(coords: Coordinates, depth: int, distance, move) -> None:
 @dataclass
 class ExactTable:
     """A loaded table and a walk down it."""
+
     puzzle: str
     codes: bytes
     counts: list[int]
@@ -181,7 +187,13 @@ def load_table(puzzle: PuzzleModel) -> ExactTable:
             return ExactTable(puzzle.name, payload, header["counts"], header["build_s"], True, coords)
     table = build_table(puzzle, coords)
     table.build_s = time.perf_counter() - start  # the move tables were made for the fingerprint: count them
-    header = {"version": FORMAT_VERSION, "puzzle": puzzle.name, "states": coords.states,
-              "fingerprint": coords.fingerprint(), "counts": table.counts, "build_s": table.build_s}
+    header = {
+        "version": FORMAT_VERSION,
+        "puzzle": puzzle.name,
+        "states": coords.states,
+        "fingerprint": coords.fingerprint(),
+        "counts": table.counts,
+        "build_s": table.build_s,
+    }
     write_table(cache_name(puzzle), header, table.codes)
     return table

@@ -15,10 +15,11 @@ from .exact import load_table
 @dataclass
 class PuzzleSolution:
     """An optimal solution: moves the table does not track (Pyraminx tips) first, then the table's walk."""
+
     puzzle: str
     text: str
-    untracked: int     # moves outside the table (tip turns)
-    tracked: int       # moves from the table: the optimal length of the rest
+    untracked: int  # moves outside the table (tip turns)
+    tracked: int  # moves from the table: the optimal length of the rest
     seconds: float
     untracked_name: str = ""
 
@@ -27,8 +28,7 @@ class PuzzleSolution:
         return self.untracked + self.tracked
 
     def as_dict(self) -> dict:
-        out = {"puzzle": self.puzzle, "moves": self.text, "length": self.length, "seconds": self.seconds,
-               "found": True}
+        out = {"puzzle": self.puzzle, "moves": self.text, "length": self.length, "seconds": self.seconds, "found": True}
         if self.untracked_name:
             out.update({self.untracked_name: self.untracked, f"without_{self.untracked_name}": self.tracked})
         return out
@@ -42,8 +42,14 @@ def solve(name: str, state: str) -> PuzzleSolution:
     faces = puzzle.parse(state)
     first = puzzle.untracked_moves(faces)
     rest = table.walk(puzzle.rank(faces))
-    return PuzzleSolution(name, puzzle.format_moves(first + rest), len(first), len(rest),
-                          time.perf_counter() - start, puzzle.untracked_name)
+    return PuzzleSolution(
+        name,
+        puzzle.format_moves(first + rest),
+        len(first),
+        len(rest),
+        time.perf_counter() - start,
+        puzzle.untracked_name,
+    )
 
 
 def apply(name: str, state: str, moves: str) -> str:
@@ -68,7 +74,7 @@ def scramble(name: str, seed: int | None = None, length: int | None = None) -> d
         state = puzzle.random_state(rng)
         moves = puzzle.inverse(puzzle.untracked_moves(state) + load_table(puzzle).walk(puzzle.rank(state)))
     else:
-        moves = _random_moves(puzzle.move_names[:puzzle.tracked_moves], length, rng)
+        moves = _random_moves(puzzle.move_names[: puzzle.tracked_moves], length, rng)
     return {"scramble": puzzle.format_moves(moves), "state": puzzle.apply(puzzle.solved, moves)}
 
 

@@ -27,10 +27,10 @@ KEY_DTYPE = np.dtype([("corners", "<u8"), ("edges", "<u8")])
 @dataclass(frozen=True, eq=False)
 class Puzzle:
     size: int
-    moves: tuple[int, ...]   # notation move ids, in the order of the batch move axis
-    source: np.ndarray       # (moves, slots): slot i takes the piece from slot source[m, i]
-    flat_lut: np.ndarray     # (moves * slots * 24,): new value of slot i given the old one
-    lut_base: np.ndarray     # (moves, slots) offsets into flat_lut
+    moves: tuple[int, ...]  # notation move ids, in the order of the batch move axis
+    source: np.ndarray  # (moves, slots): slot i takes the piece from slot source[m, i]
+    flat_lut: np.ndarray  # (moves * slots * 24,): new value of slot i given the old one
+    lut_base: np.ndarray  # (moves, slots) offsets into flat_lut
 
     @property
     def slots(self) -> int:
@@ -91,8 +91,9 @@ def to_cubie(row: np.ndarray) -> CubieCube:
     values = [int(v) for v in row]
     size = 3 if len(values) == 20 else 2
     c, e = values[:8], values[8:]
-    return CubieCube(size, tuple(v // 3 for v in c), tuple(v % 3 for v in c),
-                     tuple(v // 2 for v in e), tuple(v % 2 for v in e))
+    return CubieCube(
+        size, tuple(v // 3 for v in c), tuple(v % 3 for v in c), tuple(v // 2 for v in e), tuple(v % 2 for v in e)
+    )
 
 
 def solved(puzzle: Puzzle, count: int = 1) -> np.ndarray:
@@ -131,7 +132,7 @@ def one_hot(states: np.ndarray, dtype=np.float32) -> np.ndarray:
 def state_keys(states: np.ndarray) -> np.ndarray:
     """Exact compact keys (16 bytes, KEY_DTYPE) for hashing and duplicate detection."""
     v = states.astype(np.uint64)
-    shifts = (np.arange(12, dtype=np.uint64) * np.uint64(5))
+    shifts = np.arange(12, dtype=np.uint64) * np.uint64(5)
     keys = np.zeros(len(states), dtype=KEY_DTYPE)
     keys["corners"] = (v[:, :8] << shifts[:8]).sum(axis=1, dtype=np.uint64)
     if states.shape[1] > 8:

@@ -55,8 +55,9 @@ def _names(indices, n: int) -> str:
 
 
 # What a slot shows for each (piece, twist): colours read in the slot's order.
-_CORNER_BY_COLOURS = {name[-t:] + name[:-t] if t else name: (p, t)
-                      for p, name in enumerate(CORNER_SLOTS) for t in range(3)}
+_CORNER_BY_COLOURS = {
+    name[-t:] + name[:-t] if t else name: (p, t) for p, name in enumerate(CORNER_SLOTS) for t in range(3)
+}
 _EDGE_BY_COLOURS = {name[::-1] if f else name: (p, f) for p, name in enumerate(EDGE_SLOTS) for f in range(2)}
 
 
@@ -102,7 +103,7 @@ def _parity(perm: tuple[int, ...]) -> int:
             seen.add(j)
             j = perm[j]
             length += 1
-        parity ^= (length > 0 and length % 2 == 0)
+        parity ^= length > 0 and length % 2 == 0
     return int(parity)
 
 

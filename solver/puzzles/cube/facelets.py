@@ -23,9 +23,7 @@ def puzzle_size(state: str) -> int:
     if not isinstance(state, str):
         raise InvalidState(f"a cube state is a string of letters, got {type(state).__name__}")
     if len(state) not in SIZES:
-        raise InvalidState(
-            f"a cube state has 54 stickers (3x3x3) or 24 (2x2x2), got {len(state)} characters"
-        )
+        raise InvalidState(f"a cube state has 54 stickers (3x3x3) or 24 (2x2x2), got {len(state)} characters")
     return SIZES[len(state)]
 
 
@@ -99,8 +97,10 @@ def _dlb_map(state: str) -> dict[str, str]:
             raise InvalidState(f"{where}, but {colour!r} and {opposite!r} are opposite colours: no corner has both")
         if opposite in mapping:
             other = colours["DBL".index(OPPOSITE[mapping[opposite]])]
-            raise InvalidState(f"{where}, and {opposite!r} never shares a corner with {colour!r} nor with "
-                               f"{other!r}: a colour has one opposite only")
+            raise InvalidState(
+                f"{where}, and {opposite!r} never shares a corner with {colour!r} nor with "
+                f"{other!r}: a colour has one opposite only"
+            )
         mapping[opposite] = OPPOSITE[face]
     return mapping
 

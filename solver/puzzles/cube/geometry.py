@@ -21,8 +21,12 @@ import numpy as np
 FACES = "URFDLB"
 OPPOSITE = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
 NORMALS = {
-    "U": (0, 1, 0), "R": (1, 0, 0), "F": (0, 0, 1),
-    "D": (0, -1, 0), "L": (-1, 0, 0), "B": (0, 0, -1),
+    "U": (0, 1, 0),
+    "R": (1, 0, 0),
+    "F": (0, 0, 1),
+    "D": (0, -1, 0),
+    "L": (-1, 0, 0),
+    "B": (0, 0, -1),
 }
 
 # Corner slots and edge slots in Kociemba's order; each lists its faces in
@@ -37,12 +41,12 @@ def _net_position(face: str, row: int, col: int, n: int) -> tuple[int, int, int]
     c = 2 * col - (n - 1)  # grows rightwards in the drawing
     edge = n - 1
     return {
-        "U": (c, edge, r),       # top row of U is at the back
-        "D": (c, -edge, -r),     # top row of D touches F
+        "U": (c, edge, r),  # top row of U is at the back
+        "D": (c, -edge, -r),  # top row of D touches F
         "F": (c, -r, edge),
-        "B": (-c, -r, -edge),    # seen from behind: left of drawing is R side
-        "R": (edge, -r, -c),     # seen from the right: left of drawing is F side
-        "L": (-edge, -r, c),     # seen from the left: left of drawing is B side
+        "B": (-c, -r, -edge),  # seen from behind: left of drawing is R side
+        "R": (edge, -r, -c),  # seen from the right: left of drawing is F side
+        "L": (-edge, -r, c),  # seen from the left: left of drawing is B side
     }[face]
 
 

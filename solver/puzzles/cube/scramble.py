@@ -64,8 +64,13 @@ def _allowed_after(puzzle: Puzzle, axis: tuple[int, ...]) -> np.ndarray:
     return allowed
 
 
-def random_scrambles(puzzle: Puzzle, depths: np.ndarray, rng: np.random.Generator,
-                     quarter_turns_only: bool = False, redundant: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def random_scrambles(
+    puzzle: Puzzle,
+    depths: np.ndarray,
+    rng: np.random.Generator,
+    quarter_turns_only: bool = False,
+    redundant: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """Scramble N solved cubes by ``depths[i]`` random moves each.
 
     By default no move follows one of its own face (see ``_allowed_after``);
