@@ -21,6 +21,7 @@ sys.path[0] = str(REPO)  # as a script this folder comes first, and bench/serial
 
 from solver.puzzles import get_puzzle  # noqa: E402
 from solver.puzzles.pocket import model  # noqa: E402
+from solver.research.report import save_plot  # noqa: E402
 from solver.tables.exact import load_table  # noqa: E402
 
 PANELS = (
@@ -36,24 +37,20 @@ def distributions() -> dict[str, list[int]]:
     return {title: load_table(make()).counts for title, make in PANELS}
 
 
-def draw(counts: dict[str, list[int]], out: Path) -> None:
-    import matplotlib
+def draw_counts(counts: dict[str, list[int]]):
+    """A ``save_plot`` drawing: one log-scale bar chart per puzzle."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
+    def draw(axes) -> None:
+        for ax, (title, row) in zip(axes, counts.items()):
+            ax.bar(range(len(row)), row, color="#3465a4")
+            ax.set_yscale("log")
+            ax.set_title(f"{title}\n{sum(row):,} states, God's number {len(row) - 1}", fontsize=9)
+            ax.set_xlabel("optimal moves", fontsize=8)
+            ax.set_xticks(range(0, len(row), 2))
+            ax.tick_params(labelsize=7)
+        axes[0].set_ylabel("states (log scale)", fontsize=8)
 
-    fig, axes = plt.subplots(1, len(counts), figsize=(12, 2.8), constrained_layout=True)
-    for ax, (title, row) in zip(axes, counts.items()):
-        ax.bar(range(len(row)), row, color="#3465a4")
-        ax.set_yscale("log")
-        ax.set_title(f"{title}\n{sum(row):,} states, God's number {len(row) - 1}", fontsize=9)
-        ax.set_xlabel("optimal moves", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[0].set_ylabel("states (log scale)", fontsize=8)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    return draw
 
 
 def main() -> None:
@@ -64,11 +61,8 @@ def main() -> None:
     report: dict = {
         "distributions": {t: {"states": sum(c), "gods_number": len(c) - 1, "counts": c} for t, c in counts.items()}
     }
-    try:
-        draw(counts, args.out)
-        report["plot"] = str(args.out)
-    except ImportError:
-        report["plot"] = None
+    report["plot"] = save_plot("distances", draw_counts(counts), size=(12, 2.8), panels=len(counts), out=args.out)
+    if report["plot"] is None:
         report["note"] = "matplotlib is not installed (pip install -e '.[research]'): no plot drawn"
     print(json.dumps(report))
 

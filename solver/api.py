@@ -24,7 +24,7 @@ from .puzzles.cube.scramble import random_scrambles
 from .puzzles.pocket import STATES, coordinate
 from .puzzles.pocket import model as pocket_model
 from .search.astar import DEFAULT_BATCH, DEFAULT_BUDGET_S, DEFAULT_WEIGHT, search
-from .search.heuristic import load_model
+from .search.heuristic import DEFAULT_HEURISTIC, check_heuristic, load_heuristic
 from .search.perimeter import DEFAULT_DEPTH as DEFAULT_PERIMETER
 from .search.perimeter import MAX_DEPTH as MAX_PERIMETER
 from .search.perimeter import load_perimeter
@@ -81,6 +81,7 @@ def solve(
     perimeter: int = DEFAULT_PERIMETER,
     fallback: str | None = DEFAULT_FALLBACK,
     fallback_budget_s: float = DEFAULT_FALLBACK_BUDGET_S,
+    heuristic: str = DEFAULT_HEURISTIC,
     stop=None,
 ) -> Solution:
     """Solve a facelet string (any six colour letters; size from its length).
@@ -94,13 +95,16 @@ def solve(
     With ``fallback="two-phase"`` (the default; None for A* alone), a 3x3x3
     that A* did not solve in its budget is solved by Kociemba's two-phase
     algorithm within ``fallback_budget_s`` seconds, and
-    ``details["solver"]`` says which solver answered. ``stop`` (a
+    ``details["solver"]`` says which solver answered. ``heuristic`` picks
+    the A*'s estimate: ``"network"`` (default) or ``"wcd"`` (the weighted
+    convolutional distance over it, ``solver.search.wcd``). ``stop`` (a
     ``threading.Event``) ends the A* search early once set.
     Raises ``InvalidState`` for a malformed or impossible state.
     """
     check_metric(metric)
     _check_perimeter(perimeter)
     _check_fallback(fallback, fallback_budget_s)
+    check_heuristic(heuristic)
     start = time.perf_counter()
     cube = from_facelets(state)
     if cube.size == 2:
@@ -108,7 +112,7 @@ def solve(
         return Solution(moves, metric, time.perf_counter() - start, 2)
     result = search(
         cube,
-        load_model(),
+        load_heuristic(heuristic),
         weight=weight,
         batch=batch,
         budget_s=budget_s,
@@ -123,6 +127,7 @@ def solve(
         "weight": weight,
         "batch": batch,
         "perimeter": perimeter,
+        "heuristic": heuristic,
     }
     moves, found = result.moves, result.found
     if fallback is not None:

@@ -78,6 +78,7 @@ def test_the_network_is_called_in_chunks_and_never_after_the_deadline(monkeypatc
 
 # --- the shipped model ---------------------------------------------------------------
 
+
 def test_model_card_sha256_matches_file():
     card = json.loads((model_dir() / "cube3.json").read_text())
     assert hashlib.sha256((model_dir() / "cube3.onnx").read_bytes()).hexdigest() == card["sha256"]

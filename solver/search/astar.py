@@ -34,12 +34,12 @@ from .perimeter import OUTSIDE, Perimeter, shorten
 DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
 DEFAULT_BATCH = 1000
 DEFAULT_BUDGET_S = 1.0  # the one time budget of the daemon, the CLI and solver.solve (a config may raise it)
-EVAL_CHUNK = 1024      # states per network call: bounds its memory and how late a budget is noticed
+EVAL_CHUNK = 1024  # states per network call: bounds its memory and how late a budget is noticed
 
 
 @dataclass
 class SearchResult:
-    moves: list[int]          # quarter-turn move ids (see solver.puzzles.cube.notation), empty if not found
+    moves: list[int]  # quarter-turn move ids (see solver.puzzles.cube.notation), empty if not found
     found: bool
     nodes_generated: int
     iterations: int
@@ -108,7 +108,7 @@ class _Search:
 
     def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None):
         self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
-        self.stop = stop   # a threading.Event another thread may set to end the search early
+        self.stop = stop  # a threading.Event another thread may set to end the search early
         self.puzzle = Puzzle.cube3()
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
@@ -145,7 +145,7 @@ class _Search:
         for low in range(0, len(states), EVAL_CHUNK):
             if self.time_is_up():
                 raise _OutOfTime
-            out[low:low + EVAL_CHUNK] = self.heuristic(states[low:low + EVAL_CHUNK])
+            out[low : low + EVAL_CHUNK] = self.heuristic(states[low : low + EVAL_CHUNK])
         return out
 
     def offer(self, node: int, length: int) -> None:
@@ -179,9 +179,16 @@ def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
         raise InvalidState(f"the node budget must be 1 or more, got {max_nodes}")
 
 
-def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: int = DEFAULT_BATCH,
-           budget_s: float = DEFAULT_BUDGET_S, max_nodes: int = 10_000_000, perimeter: Perimeter | None = None,
-           stop=None) -> SearchResult:
+def search(
+    cube: CubieCube,
+    heuristic,
+    weight: float = DEFAULT_WEIGHT,
+    batch: int = DEFAULT_BATCH,
+    budget_s: float = DEFAULT_BUDGET_S,
+    max_nodes: int = 10_000_000,
+    perimeter: Perimeter | None = None,
+    stop=None,
+) -> SearchResult:
     """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state).
 
     ``stop``: an optional ``threading.Event``; once set, the search ends as
@@ -206,8 +213,9 @@ def search(cube: CubieCube, heuristic, weight: float = DEFAULT_WEIGHT, batch: in
     moves = run.best[1] if run.best else []
     if perimeter is not None:
         moves = shorten(moves, perimeter)
-    return SearchResult(moves, run.best is not None, run.nodes.count, iterations,
-                        time.perf_counter() - start, exhausted)
+    return SearchResult(
+        moves, run.best is not None, run.nodes.count, iterations, time.perf_counter() - start, exhausted
+    )
 
 
 def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:

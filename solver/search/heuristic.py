@@ -1,4 +1,9 @@
-"""The shipped 3x3x3 cost-to-go network, run with onnxruntime (no torch at run time)."""
+"""The shipped 3x3x3 cost-to-go network, run with onnxruntime (no torch at run time), and the A* heuristics.
+
+``load_heuristic(name)`` is the one way to pick the 3x3x3 A*'s heuristic:
+``"network"`` (the network's estimate) or ``"wcd"`` (the weighted
+convolutional distance over it, ``solver.search.wcd``).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,11 @@ import numpy as np
 
 from ..errors import InvalidState
 from ..puzzles.cube.batch import Puzzle, is_solved, solved
+from .wcd import WeightedConvolution
 
 MODEL_NAME = "cube3"
+HEURISTICS = ("network", "wcd")
+DEFAULT_HEURISTIC = "network"
 
 
 def model_dir() -> Path:
@@ -53,12 +61,31 @@ def load_model(directory: str | None = None) -> CostToGo:
     folder = Path(directory) if directory else model_dir()
     onnx_path, card_path = folder / f"{MODEL_NAME}.onnx", folder / f"{MODEL_NAME}.json"
     if not onnx_path.exists() or not card_path.exists():
-        raise InvalidState(f"the 3x3x3 model is missing: expected {onnx_path} and {card_path} "
-                           "(set ROBOTD_MODEL_DIR to the folder that holds them)")
+        raise InvalidState(
+            f"the 3x3x3 model is missing: expected {onnx_path} and {card_path} "
+            "(set ROBOTD_MODEL_DIR to the folder that holds them)"
+        )
     card = json.loads(card_path.read_text())
     digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()
     if digest != card.get("sha256"):
-        raise InvalidState(f"{onnx_path} does not match its model card {card_path} "
-                           f"(sha256 {digest[:12]}... instead of {str(card.get('sha256'))[:12]}...): "
-                           "the file is damaged or from another model; reinstall or re-export it")
+        raise InvalidState(
+            f"{onnx_path} does not match its model card {card_path} "
+            f"(sha256 {digest[:12]}... instead of {str(card.get('sha256'))[:12]}...): "
+            "the file is damaged or from another model; reinstall or re-export it"
+        )
     return CostToGo(onnx_path, card)
+
+
+def check_heuristic(name: str) -> str:
+    """``name`` if it is one of ``HEURISTICS``; raises InvalidState otherwise."""
+    if name not in HEURISTICS:
+        raise InvalidState(f"unknown heuristic {name!r}: use {' or '.join(map(repr, HEURISTICS))}")
+    return name
+
+
+@cache
+def load_heuristic(name: str = DEFAULT_HEURISTIC, directory: str | None = None) -> CostToGo | WeightedConvolution:
+    """The 3x3x3 A* heuristic called ``name`` (see ``HEURISTICS``), over the shipped network."""
+    check_heuristic(name)
+    network = load_model() if directory is None else load_model(directory)  # one cached network, as elsewhere
+    return network if name == "network" else WeightedConvolution(network)

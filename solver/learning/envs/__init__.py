@@ -15,15 +15,24 @@ from .puzzles import StickerPuzzle, sticker_puzzle
 from .vector import PuzzleVectorEnv
 
 MAX_EPISODE_STEPS = 250
-ENV_IDS = {"pocket": "robotd/Pocket-v0", "cube3": "robotd/Cube3-v0",
-           "skewb": "robotd/Skewb-v0", "pyraminx": "robotd/Pyraminx-v0"}
+ENV_IDS = {
+    "pocket": "robotd/Pocket-v0",
+    "cube3": "robotd/Cube3-v0",
+    "skewb": "robotd/Skewb-v0",
+    "pyraminx": "robotd/Pyraminx-v0",
+}
 
 
 def _register() -> None:
     for puzzle, env_id in ENV_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=_entry_point(PuzzleEnv), max_episode_steps=MAX_EPISODE_STEPS,
-                               kwargs={"puzzle": puzzle}, vector_entry_point=_entry_point(PuzzleVectorEnv))
+            gymnasium.register(
+                env_id,
+                entry_point=_entry_point(PuzzleEnv),
+                max_episode_steps=MAX_EPISODE_STEPS,
+                kwargs={"puzzle": puzzle},
+                vector_entry_point=_entry_point(PuzzleVectorEnv),
+            )
 
 
 def _entry_point(cls: type) -> str:

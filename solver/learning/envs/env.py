@@ -38,8 +38,9 @@ def scrambled(puzzle: StickerPuzzle, rng: np.random.Generator, count: int, optio
 class PuzzleEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
-    def __init__(self, puzzle: str = "pocket", reward: str = "research", subgoals: bool = False,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self, puzzle: str = "pocket", reward: str = "research", subgoals: bool = False, render_mode: str | None = None
+    ) -> None:
         self.puzzle = sticker_puzzle(puzzle)
         rewards.check_scheme(reward, subgoals, self.puzzle)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

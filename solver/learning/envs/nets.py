@@ -23,9 +23,9 @@ PYRAMINX_COLOURS = ((30, 170, 60), (220, 30, 30), (20, 70, 220), (250, 220, 0)) 
 @dataclass(frozen=True, eq=False)
 class Net:
     polygons: tuple[np.ndarray, ...]  # per sticker, (corners, 2) float, in face widths
-    cells: np.ndarray                 # (stickers, 2) int: (row, col) of the sticker in the text net
+    cells: np.ndarray  # (stickers, 2) int: (row, col) of the sticker in the text net
     colours: tuple[tuple[int, int, int], ...]  # RGB per face index
-    scale: int                        # pixels per face width in the image
+    scale: int  # pixels per face width in the image
 
 
 def _square(x: float, y: float, size: float) -> np.ndarray:
@@ -43,8 +43,13 @@ def cube_net(n: int) -> Net:
     return Net(tuple(polygons), np.array(cells), CUBE_COLOURS, 64)
 
 
-_SKEWB_PIECES = (((0, 0), (.5, 0), (0, .5)), ((.5, 0), (1, 0), (1, .5)), ((.5, 0), (1, .5), (.5, 1), (0, .5)),
-                 ((0, .5), (.5, 1), (0, 1)), ((1, .5), (1, 1), (.5, 1)))
+_SKEWB_PIECES = (
+    ((0, 0), (0.5, 0), (0, 0.5)),
+    ((0.5, 0), (1, 0), (1, 0.5)),
+    ((0.5, 0), (1, 0.5), (0.5, 1), (0, 0.5)),
+    ((0, 0.5), (0.5, 1), (0, 1)),
+    ((1, 0.5), (1, 1), (0.5, 1)),
+)
 _SKEWB_CELLS = ((0, 0), (0, 2), (1, 1), (2, 0), (2, 2))
 
 
@@ -72,5 +77,5 @@ def pyraminx_net() -> Net:
     polygons = tuple(_pyraminx_triangle("FLRD"[i // 9], w) for i, w in enumerate(PYRAMINX_STICKERS))
     centres = np.array([p.mean(axis=0) for p in polygons])
     row = np.floor(centres[:, 1] / (np.sqrt(3) / 6)).astype(int)  # three rows per face height
-    col = np.rint(centres[:, 0] * 6).astype(int)                  # centres of neighbours are 1/6 apart
+    col = np.rint(centres[:, 0] * 6).astype(int)  # centres of neighbours are 1/6 apart
     return Net(polygons, np.column_stack([row, col]), PYRAMINX_COLOURS, 128)

@@ -27,11 +27,11 @@ RandomStates = Callable[[np.random.Generator, int], np.ndarray]
 @dataclass(frozen=True, eq=False)
 class StickerPuzzle:
     name: str
-    faces: str                    # face letters; a state's value k means faces[k]
-    moves: np.ndarray             # (moves, stickers) intp: new = old[moves[m]]
+    faces: str  # face letters; a state's value k means faces[k]
+    moves: np.ndarray  # (moves, stickers) intp: new = old[moves[m]]
     move_names: tuple[str, ...]
-    solved: np.ndarray            # (stickers,) int8
-    random_states: RandomStates   # (rng, count) -> (count, stickers) int8, uniform over reachable states
+    solved: np.ndarray  # (stickers,) int8
+    random_states: RandomStates  # (rng, count) -> (count, stickers) int8, uniform over reachable states
     net: nets.Net
     subgoals: tuple[np.ndarray, ...] = ()  # nested sticker masks of a human method, the last one all stickers
 
@@ -53,6 +53,7 @@ def _cube_moves(n: int, count: int) -> np.ndarray:
 def _cube_random(size: int) -> RandomStates:
     def draw(rng: np.random.Generator, count: int) -> np.ndarray:
         return to_facelet_array(random_cubie_states(Puzzle.of_size(size), count, rng)).astype(np.int8)
+
     return draw
 
 
@@ -63,6 +64,7 @@ def _model_random(model: PuzzleModel, faces: str) -> RandomStates:
     def draw(rng: np.random.Generator, count: int) -> np.ndarray:
         text = "".join(model.random_state(rng) for _ in range(count))
         return lut[np.frombuffer(text.encode(), dtype=np.uint8)].reshape(count, -1)
+
     return draw
 
 
@@ -95,8 +97,16 @@ def _cube_subgoals(n: int) -> tuple[np.ndarray, ...]:
 def _cube(size: int, name: str) -> StickerPuzzle:
     count = 9 if size == 2 else 18  # the 2x2 keeps DLB in place: U R F only, as the solver does
     solved = np.repeat(np.arange(6, dtype=np.int8), size * size)
-    return StickerPuzzle(name, CUBE_FACES, _cube_moves(size, count), MOVE_NAMES[:count], solved,
-                         _cube_random(size), nets.cube_net(size), _cube_subgoals(size))
+    return StickerPuzzle(
+        name,
+        CUBE_FACES,
+        _cube_moves(size, count),
+        MOVE_NAMES[:count],
+        solved,
+        _cube_random(size),
+        nets.cube_net(size),
+        _cube_subgoals(size),
+    )
 
 
 def _skewb_subgoals() -> tuple[np.ndarray, ...]:
@@ -124,8 +134,16 @@ def _pyraminx_subgoals() -> tuple[np.ndarray, ...]:
 def _model(key: str, faces: str, net: nets.Net, subgoals: tuple[np.ndarray, ...]) -> StickerPuzzle:
     model = get_puzzle(key)
     solved = np.array([faces.index(c) for c in model.solved], dtype=np.int8)
-    return StickerPuzzle(model.name, faces, np.array(model.sticker_moves, dtype=np.intp), model.move_names,
-                         solved, _model_random(model, faces), net, subgoals)
+    return StickerPuzzle(
+        model.name,
+        faces,
+        np.array(model.sticker_moves, dtype=np.intp),
+        model.move_names,
+        solved,
+        _model_random(model, faces),
+        net,
+        subgoals,
+    )
 
 
 @cache

@@ -25,8 +25,15 @@ from .puzzles import sticker_puzzle
 class PuzzleVectorEnv(VectorEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, num_envs: int, puzzle: str = "pocket", reward: str = "research", subgoals: bool = False,
-                 max_episode_steps: int = 250, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        puzzle: str = "pocket",
+        reward: str = "research",
+        subgoals: bool = False,
+        max_episode_steps: int = 250,
+        render_mode: str | None = None,
+    ) -> None:
         self.puzzle = sticker_puzzle(puzzle)
         rewards.check_scheme(reward, subgoals, self.puzzle)
         self.num_envs, self.reward, self.subgoals = num_envs, reward, subgoals

@@ -39,8 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.resume and args.checkpoint.exists():
             parser.error(f"{args.checkpoint} exists: pass --resume to continue it, or move it away")
         args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        overrides = {k: v for k, v in (("teacher_decay", args.teacher_decay),
-                                         ("learning_rate", args.learning_rate)) if v is not None}
+        overrides = {
+            k: v
+            for k, v in (("teacher_decay", args.teacher_decay), ("learning_rate", args.learning_rate))
+            if v is not None
+        }
         Trainer(args.checkpoint, Recipe(), args.resume, overrides).run(args.hours)
     else:
         if not args.checkpoint.exists():

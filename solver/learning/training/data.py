@@ -24,8 +24,8 @@ def evaluate(net: torch.nn.Module, states: np.ndarray, chunk: int = 65536) -> np
     out = np.empty(len(states), dtype=np.float32)
     with torch.no_grad():
         for start in range(0, len(states), chunk):
-            part = torch.from_numpy(states[start:start + chunk].astype(np.int64))
-            out[start:start + chunk] = net(part).numpy()
+            part = torch.from_numpy(states[start : start + chunk].astype(np.int64))
+            out[start : start + chunk] = net(part).numpy()
     out[is_solved(PUZZLE, states)] = 0.0
     return np.maximum(out, 0.0)
 
@@ -77,7 +77,7 @@ class HardPool:
         self.next = 0
 
     def add(self, states: np.ndarray) -> None:
-        states = states[-len(self.states):]
+        states = states[-len(self.states) :]
         slots = (self.next + np.arange(len(states))) % len(self.states)
         self.states[slots] = states
         self.next = (self.next + len(states)) % len(self.states)

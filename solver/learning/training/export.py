@@ -34,8 +34,16 @@ def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
     os.close(fd)
     try:
         example = torch.zeros((2, 20), dtype=torch.int64)
-        torch.onnx.export(net, (example,), float_path, input_names=["states"], output_names=["cost"],
-                          dynamic_axes={"states": {0: "n"}, "cost": {0: "n"}}, opset_version=OPSET, dynamo=False)
+        torch.onnx.export(
+            net,
+            (example,),
+            float_path,
+            input_names=["states"],
+            output_names=["cost"],
+            dynamic_axes={"states": {0: "n"}, "cost": {0: "n"}},
+            opset_version=OPSET,
+            dynamo=False,
+        )
         if quantize:
             quantize_dynamic(float_path, str(onnx_path), weight_type=QuantType.QInt8)
             quantization = _quantization_error(Path(float_path), onnx_path)
@@ -49,25 +57,37 @@ def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
     digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()
     if card.get("metrics", {}).get("model_sha256") != digest:
         card["metrics"] = {}  # measured on another file: run bench/cube3.py --write-card again
-    card.update({
-        "model": "cube3", "task": "3x3x3 cost-to-go (quarter-turn metric) for neural A*",
-        "file": onnx_path.name, "sha256": digest,
-        "opset": OPSET, "input": {"name": "states", "dtype": "int64", "shape": ["n", 20],
-                                  "encoding": "solver.puzzles.cube.batch slot values: 8 corners piece*3+twist, "
-                                              "12 edges piece*2+flip"},
-        "output": {"name": "cost", "shape": ["n"], "meaning": "estimated quarter turns to solved"},
-        **net.describe(),
-        "quantization": quantization,
-        "training": {"method": "deep approximate value iteration (DeepCubeA), QTM, 12 moves; "
-                               f"teacher = EMA of the network (decay {recipe.teacher_decay})",
-                     "data": f"random scrambles of uniformly random depth 0..{recipe.max_depth} quarter turns, "
-                             f"batch {recipe.batch}; {recipe.hard_fraction:.0%} of each batch from a pool of "
-                             "states where greedy rollouts stopped improving",
-                     "recipe": state["recipe"], "steps": state["steps"],
-                     "hours": round(state["seconds"] / 3600, 3), "hardware": state.get("hardware", ""),
-                     "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
-                     "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None)},
-    })
+    card.update(
+        {
+            "model": "cube3",
+            "task": "3x3x3 cost-to-go (quarter-turn metric) for neural A*",
+            "file": onnx_path.name,
+            "sha256": digest,
+            "opset": OPSET,
+            "input": {
+                "name": "states",
+                "dtype": "int64",
+                "shape": ["n", 20],
+                "encoding": "solver.puzzles.cube.batch slot values: 8 corners piece*3+twist, 12 edges piece*2+flip",
+            },
+            "output": {"name": "cost", "shape": ["n"], "meaning": "estimated quarter turns to solved"},
+            **net.describe(),
+            "quantization": quantization,
+            "training": {
+                "method": "deep approximate value iteration (DeepCubeA), QTM, 12 moves; "
+                f"teacher = EMA of the network (decay {recipe.teacher_decay})",
+                "data": f"random scrambles of uniformly random depth 0..{recipe.max_depth} quarter turns, "
+                f"batch {recipe.batch}; {recipe.hard_fraction:.0%} of each batch from a pool of "
+                "states where greedy rollouts stopped improving",
+                "recipe": state["recipe"],
+                "steps": state["steps"],
+                "hours": round(state["seconds"] / 3600, 3),
+                "hardware": state.get("hardware", ""),
+                "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
+                "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
+            },
+        }
+    )
     card_path.write_text(json.dumps(card, indent=2) + "\n")
     return onnx_path
 
@@ -81,6 +101,9 @@ def _quantization_error(float_path: Path, int8_path: Path, count: int = 10_000) 
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         outputs.append(session.run(None, {"states": states.astype(np.int64)})[0])
     error = np.abs(outputs[0] - outputs[1])
-    return {"method": "onnxruntime dynamic quantization: int8 weights, activations quantized per call",
-            "states": count, "mean_abs_error": round(float(error.mean()), 4),
-            "max_abs_error": round(float(error.max()), 4)}
+    return {
+        "method": "onnxruntime dynamic quantization: int8 weights, activations quantized per call",
+        "states": count,
+        "mean_abs_error": round(float(error.mean()), 4),
+        "max_abs_error": round(float(error.max()), 4),
+    }

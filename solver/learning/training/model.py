@@ -46,8 +46,11 @@ class CostToGo(nn.Module):
         return self.out(x).squeeze(-1)
 
     def describe(self) -> dict:
-        return {"input": "cubie one-hot, 20 slots x 24 values (480), as embedding sum",
-                "architecture": f"MLP: 480->{self.width}, {self.blocks_count} residual blocks of two "
-                                f"{self.width}x{self.width} linear layers with LayerNorm and ReLU, ->1",
-                "width": self.width, "blocks": self.blocks_count,
-                "parameters": sum(p.numel() for p in self.parameters())}
+        return {
+            "input": "cubie one-hot, 20 slots x 24 values (480), as embedding sum",
+            "architecture": f"MLP: 480->{self.width}, {self.blocks_count} residual blocks of two "
+            f"{self.width}x{self.width} linear layers with LayerNorm and ReLU, ->1",
+            "width": self.width,
+            "blocks": self.blocks_count,
+            "parameters": sum(p.numel() for p in self.parameters()),
+        }

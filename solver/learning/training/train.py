@@ -29,9 +29,9 @@ class Recipe:
     batch: int = 1000
     max_depth: int = 30
     learning_rate: float = 1e-3
-    teacher_decay: float = 0.995      # EMA of the network weights
-    hard_fraction: float = 0.1        # share of each batch drawn from the hard-example pool
-    mining_every: int = 50            # steps between greedy-rollout mining rounds
+    teacher_decay: float = 0.995  # EMA of the network weights
+    hard_fraction: float = 0.1  # share of each batch drawn from the hard-example pool
+    mining_every: int = 50  # steps between greedy-rollout mining rounds
     mining_states: int = 200
     mining_steps: int = 40
     pool_size: int = 100_000
@@ -69,8 +69,9 @@ class Trainer:
         if saved:
             self._restore(saved)
         if overrides:
-            self.history.append({"step": self.steps, "hours": round(self.seconds / 3600, 3),
-                                 "recipe_change": overrides})
+            self.history.append(
+                {"step": self.steps, "hours": round(self.seconds / 3600, 3), "recipe_change": overrides}
+            )
         self.rng = np.random.default_rng(self.recipe.seed + self.steps)
         self.pool = HardPool(self.recipe.pool_size)
 
@@ -84,12 +85,20 @@ class Trainer:
         print(f"resumed from {self.checkpoint}: {self.steps} steps, {self.seconds / 3600:.2f} h", flush=True)
 
     def save(self) -> None:
-        _save(self.checkpoint, {
-            "recipe": asdict(self.recipe), "net": self.net.state_dict(), "teacher": self.teacher.state_dict(),
-            "optimizer": self.optimizer.state_dict(), "steps": self.steps, "seconds": self.seconds,
-            "history": self.history, "hardware": f"{platform.processor() or platform.machine()}, "
-                                               f"{torch.get_num_threads()} threads, torch {torch.__version__}",
-        })
+        _save(
+            self.checkpoint,
+            {
+                "recipe": asdict(self.recipe),
+                "net": self.net.state_dict(),
+                "teacher": self.teacher.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "steps": self.steps,
+                "seconds": self.seconds,
+                "history": self.history,
+                "hardware": f"{platform.processor() or platform.machine()}, "
+                f"{torch.get_num_threads()} threads, torch {torch.__version__}",
+            },
+        )
 
     def _batch(self) -> np.ndarray:
         r = self.recipe
@@ -141,7 +150,13 @@ class Trainer:
         print(f"done: {self.steps} steps, {self.seconds / 3600:.2f} h in all -> {self.checkpoint}", flush=True)
 
     def _log(self, losses: list[float], mined: int) -> None:
-        entry = {"step": self.steps, "hours": round(self.seconds / 3600, 3), "loss": round(float(np.mean(losses)), 4),
-                 "mined": mined, "pool": self.pool.size, "greedy_solved": held_out_solve_rate(self.net)}
+        entry = {
+            "step": self.steps,
+            "hours": round(self.seconds / 3600, 3),
+            "loss": round(float(np.mean(losses)), 4),
+            "mined": mined,
+            "pool": self.pool.size,
+            "greedy_solved": held_out_solve_rate(self.net),
+        }
         self.history.append(entry)
         print(json.dumps(entry), flush=True)

@@ -50,8 +50,9 @@ def _checked(cube: CubieCube, budget_s: float, max_length: int) -> CubieCube:
     return from_face_letters(to_facelets(cube))  # every piece, twist, flip and parity check
 
 
-def solve_two_phase(cube: CubieCube, budget_s: float = DEFAULT_BUDGET_S,
-                    max_length: int = DEFAULT_MAX_LENGTH) -> list[int] | None:
+def solve_two_phase(
+    cube: CubieCube, budget_s: float = DEFAULT_BUDGET_S, max_length: int = DEFAULT_MAX_LENGTH
+) -> list[int] | None:
     """Move ids (HTM, see ``solver.puzzles.cube.notation``) that solve a 3x3x3 cubie state.
 
     Searches until it has a solution of at most ``max_length`` moves or

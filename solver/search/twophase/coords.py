@@ -34,8 +34,8 @@ import numpy as np
 from ...puzzles.cube.cubie import CubieCube, move_cube
 from ...puzzles.cube.geometry import FACES
 
-TWISTS = 3 ** 7
-FLIPS = 2 ** 11
+TWISTS = 3**7
+FLIPS = 2**11
 SLICES = comb(12, 4)
 CORNER_PERMS = factorial(8)
 UD_EDGE_PERMS = factorial(8)
@@ -52,6 +52,7 @@ _FLIP_WEIGHTS = 2 ** np.arange(10, -1, -1)
 
 
 # --- orientation coordinates -------------------------------------------------
+
 
 def twist_index(co: np.ndarray) -> np.ndarray:
     """Twist coordinate of rows of 8 corner twists (the last one follows from the others)."""
@@ -108,6 +109,7 @@ def slice_rows() -> np.ndarray:
 
 # --- permutations (lexicographic rank) ---------------------------------------
 
+
 def permutation_index(perms: np.ndarray) -> np.ndarray:
     """Lexicographic rank of each row, a permutation of 0..n-1 (vectorised Lehmer code)."""
     n = perms.shape[1]
@@ -125,6 +127,7 @@ def permutation_rows(n: int) -> np.ndarray:
 
 
 # --- one cube (plain Python: these run once per solve or search endpoint) ----
+
 
 @cache
 def _rank_of(n: int) -> dict[tuple[int, ...], int]:
@@ -151,6 +154,7 @@ def phase2_coordinates(cp: Sequence[int], ep: Sequence[int]) -> tuple[int, int, 
 
 
 # --- move tables ---------------------------------------------------------------
+
 
 def _moves(moves: tuple[int, ...]) -> list[CubieCube]:
     return [move_cube(m, 3) for m in moves]
@@ -202,8 +206,9 @@ def ud_edge_perm_moves() -> np.ndarray:
 def slice_perm_moves() -> np.ndarray:
     """(24, 10): slice edge permutation coordinate after each phase-2 move."""
     rows = permutation_rows(4)
-    return _frozen(np.stack([permutation_index(rows[:, [e - 8 for e in m.ep[8:]]])
-                             for m in _moves(PHASE2_MOVES)], axis=1))
+    return _frozen(
+        np.stack([permutation_index(rows[:, [e - 8 for e in m.ep[8:]]]) for m in _moves(PHASE2_MOVES)], axis=1)
+    )
 
 
 @cache

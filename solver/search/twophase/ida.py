@@ -63,19 +63,20 @@ def _may_follow(previous_face: int, face: int) -> bool:
 @dataclass(frozen=True)
 class SearchTables:
     """Move and pruning tables in the flat form the search loops index."""
-    twist: list[int]       # twist * 18 + move -> twist
+
+    twist: list[int]  # twist * 18 + move -> twist
     flip: list[int]
     slice: list[int]
-    twist_slice: bytes     # twist * 495 + slice -> distance
+    twist_slice: bytes  # twist * 495 + slice -> distance
     flip_slice: bytes
-    twist_flip: bytes      # twist * 2048 + flip -> distance
-    corner: list[int]      # corner_perm * 10 + k -> corner_perm (k: position in PHASE2_MOVES)
+    twist_flip: bytes  # twist * 2048 + flip -> distance
+    corner: list[int]  # corner_perm * 10 + k -> corner_perm (k: position in PHASE2_MOVES)
     edge: list[int]
     slice_perm: list[int]
     ud_split: list[int]
     corner_slice_perm: bytes  # corner_perm * 24 + slice_perm -> distance
     edge_slice_perm: bytes
-    corner_ud_split: bytes    # corner_perm * 70 + ud_split -> distance
+    corner_ud_split: bytes  # corner_perm * 70 + ud_split -> distance
     ud_split_of_edge: list[int]
     phase1_next: tuple[tuple[tuple[int, int], ...], ...]  # previous face -> ((move, face), ...)
     phase1_last: tuple[tuple[tuple[int, int], ...], ...]  # the same, ending phase 1
@@ -91,23 +92,37 @@ def search_tables() -> SearchTables:
     pruning = load_tables()
     follow = [[(m, m // 3) for m in range(18) if _may_follow(prev, m // 3)] for prev in range(NO_FACE + 1)]
     return SearchTables(
-        twist=twist_moves().ravel().tolist(), flip=flip_moves().ravel().tolist(),
+        twist=twist_moves().ravel().tolist(),
+        flip=flip_moves().ravel().tolist(),
         slice=slice_moves().ravel().tolist(),
-        twist_slice=pruning.twist_slice, flip_slice=pruning.flip_slice, twist_flip=pruning.twist_flip,
-        corner=corner_perm_moves().ravel().tolist(), edge=ud_edge_perm_moves().ravel().tolist(),
-        slice_perm=slice_perm_moves().ravel().tolist(), ud_split=ud_split_moves().ravel().tolist(),
-        corner_slice_perm=pruning.corner_slice_perm, edge_slice_perm=pruning.edge_slice_perm,
-        corner_ud_split=pruning.corner_ud_split, ud_split_of_edge=ud_split_of_edge_perm().tolist(),
+        twist_slice=pruning.twist_slice,
+        flip_slice=pruning.flip_slice,
+        twist_flip=pruning.twist_flip,
+        corner=corner_perm_moves().ravel().tolist(),
+        edge=ud_edge_perm_moves().ravel().tolist(),
+        slice_perm=slice_perm_moves().ravel().tolist(),
+        ud_split=ud_split_moves().ravel().tolist(),
+        corner_slice_perm=pruning.corner_slice_perm,
+        edge_slice_perm=pruning.edge_slice_perm,
+        corner_ud_split=pruning.corner_ud_split,
+        ud_split_of_edge=ud_split_of_edge_perm().tolist(),
         phase1_next=tuple(tuple(row) for row in follow),
         phase1_last=tuple(tuple((m, f) for m, f in row if m in LAST_PHASE1_MOVES) for row in follow),
-        phase2_next=tuple(tuple((k, m // 3) for k, m in enumerate(PHASE2_MOVES) if _may_follow(prev, m // 3))
-                          for prev in range(NO_FACE + 1)),
+        phase2_next=tuple(
+            tuple((k, m // 3) for k, m in enumerate(PHASE2_MOVES) if _may_follow(prev, m // 3))
+            for prev in range(NO_FACE + 1)
+        ),
         move_cp=tuple(move_cube(m, 3).cp for m in range(18)),
         move_ep=tuple(move_cube(m, 3).ep for m in range(18)),
-        arrays={"twist": twist_moves(), "flip": flip_moves(), "slice": slice_moves(),
-                **{name: pruning.distances(name) for name in ("twist_slice", "flip_slice", "twist_flip")},
-                "allowed": np.array([[_may_follow(prev, m // 3) for m in range(18)] for prev in range(NO_FACE + 1)]),
-                "face": np.arange(18) // 3, "flip_flat": flip_moves().ravel()},
+        arrays={
+            "twist": twist_moves(),
+            "flip": flip_moves(),
+            "slice": slice_moves(),
+            **{name: pruning.distances(name) for name in ("twist_slice", "flip_slice", "twist_flip")},
+            "allowed": np.array([[_may_follow(prev, m // 3) for m in range(18)] for prev in range(NO_FACE + 1)]),
+            "face": np.arange(18) // 3,
+            "flip_flat": flip_moves().ravel(),
+        },
     )
 
 
@@ -126,6 +141,7 @@ class Stop(Exception):
 @dataclass
 class Goal:
     """What the searches of all views share: the clock, the target and the best solution so far."""
+
     deadline: float
     max_length: int
     best: list[int] | None = None
@@ -140,14 +156,17 @@ class ViewSearch:
 
     def __init__(self, tables: SearchTables, view: View, goal: Goal):
         self.tables, self.view, self.goal = tables, view, goal
-        self.path: list[int] = []          # phase-1 moves of the current branch
-        self.depth = 0                     # length of the phase-1 sequences being tried
-        self.replayed: list[int] = []      # phase-1 moves whose cubie states are in cp_at / ep_at
+        self.path: list[int] = []  # phase-1 moves of the current branch
+        self.depth = 0  # length of the phase-1 sequences being tried
+        self.replayed: list[int] = []  # phase-1 moves whose cubie states are in cp_at / ep_at
         self.cp_at, self.ep_at = [list(view.cube.cp)], [list(view.cube.ep)]
         self.coordinates = phase1_coordinates(view.cube)
         twist, flip, slice_ = self.coordinates
-        self.start_depth = max(tables.twist_slice[twist * SLICES + slice_], tables.flip_slice[flip * SLICES + slice_],
-                               tables.twist_flip[twist * FLIPS + flip])
+        self.start_depth = max(
+            tables.twist_slice[twist * SLICES + slice_],
+            tables.flip_slice[flip * SLICES + slice_],
+            tables.twist_flip[twist * FLIPS + flip],
+        )
 
     def phase1_at(self, depth: int) -> None:
         """Try every phase-1 sequence of exactly ``depth`` moves, each followed by phase 2."""
@@ -230,7 +249,7 @@ class ViewSearch:
         same = min(len(replayed), len(path))
         while replayed[:same] != path[:same]:  # usually only the last move or two differ
             same -= 1
-        del replayed[same:], self.cp_at[same + 1:], self.ep_at[same + 1:]
+        del replayed[same:], self.cp_at[same + 1 :], self.ep_at[same + 1 :]
         tables = self.tables
         for move in path[same:]:
             cp, ep = self.cp_at[-1], self.ep_at[-1]
@@ -248,9 +267,11 @@ class ViewSearch:
         cp, ep = self._endpoint_permutations()
         corner, edge, slice_perm = phase2_coordinates(cp, ep)
         split = tables.ud_split_of_edge[edge]
-        h = max(tables.corner_slice_perm[corner * SLICE_PERMS + slice_perm],
-                tables.edge_slice_perm[edge * SLICE_PERMS + slice_perm],
-                tables.corner_ud_split[corner * UD_SPLITS + split])
+        h = max(
+            tables.corner_slice_perm[corner * SLICE_PERMS + slice_perm],
+            tables.edge_slice_perm[edge * SLICE_PERMS + slice_perm],
+            tables.corner_ud_split[corner * UD_SPLITS + split],
+        )
         previous = self.path[-1] // 3 if self.path else NO_FACE
         moves2: list[int] = []
         for depth in range(h, limit + 1):
@@ -260,8 +281,9 @@ class ViewSearch:
                     raise Stop
                 return
 
-    def _phase2(self, corner: int, edge: int, slice_perm: int, split: int, togo: int, previous: int,
-                moves: list[int]) -> bool:
+    def _phase2(
+        self, corner: int, edge: int, slice_perm: int, split: int, togo: int, previous: int, moves: list[int]
+    ) -> bool:
         """Depth-limited search inside G1; True (with ``moves`` filled) when solved in exactly ``togo`` moves."""
         if togo == 0:
             return corner == 0 and edge == 0 and slice_perm == 0

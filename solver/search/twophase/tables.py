@@ -55,9 +55,14 @@ TABLES = {
     "edge_slice_perm": (ud_edge_perm_moves, slice_perm_moves),
     "corner_ud_split": (corner_perm_moves, ud_split_moves),
 }
-SIZES = {"twist_slice": TWISTS * SLICES, "flip_slice": FLIPS * SLICES, "twist_flip": TWISTS * FLIPS,
-         "corner_slice_perm": CORNER_PERMS * SLICE_PERMS, "edge_slice_perm": UD_EDGE_PERMS * SLICE_PERMS,
-         "corner_ud_split": CORNER_PERMS * UD_SPLITS}
+SIZES = {
+    "twist_slice": TWISTS * SLICES,
+    "flip_slice": FLIPS * SLICES,
+    "twist_flip": TWISTS * FLIPS,
+    "corner_slice_perm": CORNER_PERMS * SLICE_PERMS,
+    "edge_slice_perm": UD_EDGE_PERMS * SLICE_PERMS,
+    "corner_ud_split": CORNER_PERMS * UD_SPLITS,
+}
 
 
 def _neighbours(states: np.ndarray, first: np.ndarray, second: np.ndarray, move: int) -> np.ndarray:
@@ -101,7 +106,7 @@ def pack_nibbles(distance: np.ndarray) -> bytes:
     if distance.max(initial=0) > 15:
         raise ValueError(f"nibble packing needs distances below 16, got {int(distance.max())}")
     padded = np.zeros(2 * packed_size(len(distance)), dtype=np.uint8)
-    padded[:len(distance)] = distance
+    padded[: len(distance)] = distance
     pairs = padded.reshape(-1, 2)
     return (pairs[:, 0] | (pairs[:, 1] << 4)).astype(np.uint8).tobytes()
 
@@ -115,6 +120,7 @@ def unpack_nibbles(packed: bytes, count: int) -> np.ndarray:
 @dataclass
 class TwoPhaseTables:
     """The four pruning tables, one byte per entry (index as in ``TABLES``)."""
+
     twist_slice: bytes
     flip_slice: bytes
     twist_flip: bytes
@@ -134,8 +140,12 @@ def build_tables() -> TwoPhaseTables:
     start = time.perf_counter()
     built = {name: bfs_distances(first(), second()) for name, (first, second) in TABLES.items()}
     counts = {name: np.bincount(d).tolist() for name, d in built.items()}
-    return TwoPhaseTables(**{name: d.tobytes() for name, d in built.items()}, counts=counts,
-                          build_s=time.perf_counter() - start, cached=False)
+    return TwoPhaseTables(
+        **{name: d.tobytes() for name, d in built.items()},
+        counts=counts,
+        build_s=time.perf_counter() - start,
+        cached=False,
+    )
 
 
 def _from_payload(header: dict, payload: bytes) -> TwoPhaseTables | None:
@@ -145,7 +155,7 @@ def _from_payload(header: dict, payload: bytes) -> TwoPhaseTables | None:
         return None
     tables, offset = {}, 0
     for name, size in SIZES.items():
-        tables[name] = unpack_nibbles(payload[offset:offset + packed_size(size)], size).tobytes()
+        tables[name] = unpack_nibbles(payload[offset : offset + packed_size(size)], size).tobytes()
         offset += packed_size(size)
     return TwoPhaseTables(**tables, counts=header["counts"], build_s=header["build_s"], cached=True)
 

@@ -59,6 +59,7 @@ def inverse(cube: CubieCube) -> CubieCube:
 @dataclass(frozen=True)
 class View:
     """A cube as one search sees it: turned ``turns`` thirds about the diagonal, maybe inverted."""
+
     cube: CubieCube
     turns: int
     inverted: bool
