@@ -99,7 +99,7 @@ class Referee:
             self.wait_or_retry(job, "grblHAL stayed in alarm after $X", now)
         elif status.state != "Idle":
             job.moved |= status.state in ("Run", "Hold", "Jog", "Home")
-            job.off_since = None
+            job.off_since = job.crossed = None
             if job.kind == "move":
                 self.running(job, status, now)
         elif job.kind == "unlock":
@@ -144,6 +144,7 @@ class Referee:
     def idle(self, job: Job, position: dict[str, float], now: float) -> None:
         """A move's Idle report: done, wait a little, or send again."""
         wrong = self.off(position, job.goal)
+        seen_before, job.crossed = job.crossed, None
         if not wrong:
             if job.moved or job.matched:
                 self.session.confirmed = dict(job.goal)
@@ -152,7 +153,7 @@ class Referee:
             job.matched = True
             return
         where = ", ".join(f"{self.session.face_of[a]} at {position[a]:g} (not {job.goal[a]:g})" for a in wrong)
-        crossed, seen_before, job.crossed = self.crossed(job, position, wrong), job.crossed, None
+        crossed = self.crossed(job, position, wrong)
         if crossed and (crossed, where) != seen_before:
             job.crossed = (crossed, where)  # a report can be garbled too: the next one must agree
             return
