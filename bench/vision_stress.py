@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from dataclasses import dataclass, field
@@ -370,6 +371,44 @@ def render_sources(count: int, seed: int) -> list[Source]:
 # ---------------------------------------------------------------- run
 
 
+_RUN: tuple = ()  # (sources, args), set before workers fork so the photos are not sent to them
+
+
+def run_source(number: int) -> tuple[list, list]:
+    """Every case of one source: ((case, outcome) rows, skipped). Seeded per source, so any number of
+    jobs gives the same."""
+    sources, args = _RUN
+    source = sources[number]
+    rows, skipped = [], []
+    rng = np.random.default_rng([args.seed, number])
+    for case in plan_cases(source, rng, args.quick):
+        if source.photos is not None:
+            photos = perturb_photos(source, case, rng)
+            if photos is None:
+                skipped.append(
+                    {
+                        "source": source.name,
+                        "kind": case.kind,
+                        "params": case.params,
+                        "reason": "no grid found on the clean photo to place the blob",
+                    }
+                )
+                continue
+            call = lambda photos=photos: scan_photos(photos)  # noqa: E731
+        else:
+            rgb = perturb_rgb(source, case)
+            call = lambda rgb=rgb: classify(rgb.tolist())  # noqa: E731
+        outcome = judge(call, source.truth, case.suspect, args.confident)
+        rows.append((case, outcome))
+        if args.verbose and outcome.verdict != "right":
+            print(
+                f"{outcome.verdict:13s} {source.name} {case.kind} {case.params}: "
+                f"{outcome.message[:100] or ' '.join(outcome.differ)}",
+                file=sys.stderr,
+            )
+    return rows, skipped
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a seeded subset of each kind, 2 renders (~1 min)")
@@ -383,39 +422,23 @@ def main() -> None:
         help=f"confidence a sticker needs to count as sure (default {CONFIDENT})",
     )
     parser.add_argument("--verbose", action="store_true", help="one line per case that is not right, on stderr")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes, one source at a time each")
     args = parser.parse_args()
     started = time.perf_counter()
     renders = args.renders if args.renders is not None else (2 if args.quick else 16)
     sources, devset_note = dev_sources(args.devset)
     sources += render_sources(renders, args.seed)
+    global _RUN
+    _RUN = (sources, args)
+    if args.jobs > 1:
+        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+            results = pool.map(run_source, range(len(sources)), chunksize=1)
+    else:
+        results = [run_source(number) for number in range(len(sources))]
     rows, skipped = [], []
-    for number, source in enumerate(sources):
-        rng = np.random.default_rng([args.seed, number])
-        for case in plan_cases(source, rng, args.quick):
-            if source.photos is not None:
-                photos = perturb_photos(source, case, rng)
-                if photos is None:
-                    skipped.append(
-                        {
-                            "source": source.name,
-                            "kind": case.kind,
-                            "params": case.params,
-                            "reason": "no grid found on the clean photo to place the blob",
-                        }
-                    )
-                    continue
-                call = lambda photos=photos: scan_photos(photos)  # noqa: E731
-            else:
-                rgb = perturb_rgb(source, case)
-                call = lambda rgb=rgb: classify(rgb.tolist())  # noqa: E731
-            outcome = judge(call, source.truth, case.suspect, args.confident)
-            rows.append((source, case, outcome))
-            if args.verbose and outcome.verdict != "right":
-                print(
-                    f"{outcome.verdict:13s} {source.name} {case.kind} {case.params}: "
-                    f"{outcome.message[:100] or ' '.join(outcome.differ)}",
-                    file=sys.stderr,
-                )
+    for source, (source_rows, source_skipped) in zip(sources, results):
+        rows += [(source, case, outcome) for case, outcome in source_rows]
+        skipped += source_skipped
     print(json.dumps(report(rows, skipped, sources, args, renders, devset_note, started)))
 
 

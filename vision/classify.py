@@ -42,11 +42,10 @@ from .errors import ScanError
 from .judge import DOUBT_MARGIN, Classification, doubt_error, judge, plain_reading
 from .labelling import Fit, best_fit, cube_gap, is_clear
 from .pieces import fixed_facelets
-from .reader import Reader, features_to_lab
+from .reader import SATURATED, Reader, features_to_lab
 from .scheme import is_mirror_scheme
 
 MAX_CUBE_GAP = 20.0  # nats the best real cube may cost above the same colours with pieces ignored
-SATURATED = 245.0  # a channel this high is at or near clipping
 TURN_MARGIN = 10.0  # nats by which one turned-back face must beat every other to be believed
 
 

@@ -37,6 +37,7 @@ MIN_SPREAD = 0.5  # Lab units: about one 8-bit step of a light colour
 MAD_TO_SIGMA = 1.4826
 SPREAD_PRIOR = 1.0  # the median colour's scatter counts as this many stickers
 MAX_PASSES = 6
+SATURATED = 245.0  # sRGB level from which a channel counts as at or near the sensor's ceiling
 PRIOR_WEIGHT = 3.0  # the calibrated colour counts as this many stickers
 FACE_GAIN_RANGE = (0.2, 5.0)
 GAIN_OUTLIER_LOG = 0.4  # log brightness ratio beyond which a sticker stops bending its face's light
@@ -175,7 +176,7 @@ def _gain_fit(size: int) -> np.ndarray:
     return design @ np.linalg.solve(design.T @ design + ridge, design.T)
 
 
-def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray:
+def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.ndarray) -> np.ndarray:
     """Brightness gain of each sticker's spot: a plane in log luminance per face.
 
     Faces get different light (one lamp, two cameras) and light falls off
@@ -183,15 +184,23 @@ def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int) -> np.ndarray
     smooth plane rather than free values, so a few stickers cannot bend a
     wrong labelling into a consistent one; a sticker far darker or brighter
     than the rest of its face (a shadowed or blacked-out sticker, glare)
-    counts only as much as one moderately off.
+    counts only as much as one moderately off. A sticker clipped in every
+    channel (an overexposed white or cream) shows nothing of its face's
+    light: it neither bends the plane nor is relit by it (gain 1), so two
+    such colours keep the few levels that tell them apart.
     """
     y = luminance(linear)
     expected = np.array([np.median(y[labels == k]) for k in range(6)])[labels]
     log_ratio = np.log(np.maximum(y, 1e-6) / np.maximum(expected, 1e-6)).reshape(6, size * size)
-    typical = np.median(log_ratio, axis=1, keepdims=True)
+    clipped = clipped.reshape(6, size * size)
+    seen = np.where(clipped & ~clipped.all(axis=1, keepdims=True), np.nan, log_ratio)
+    typical = np.nanmedian(seen, axis=1, keepdims=True)
+    log_ratio = np.where(clipped, typical, log_ratio)
     log_ratio = typical + np.clip(log_ratio - typical, -GAIN_OUTLIER_LOG, GAIN_OUTLIER_LOG)
     log_gain = np.clip(log_ratio @ _gain_fit(size).T, *np.log(FACE_GAIN_RANGE))
-    return np.exp(log_gain - log_gain.mean()).ravel()
+    gains = np.exp(log_gain - log_gain.mean())
+    gains[clipped] = 1.0
+    return gains.ravel()
 
 
 class Reader:
@@ -202,6 +211,7 @@ class Reader:
         self.per_face = self.size**2
         self.calibration = calibration
         linear = srgb_to_linear(rgb)
+        self.clipped = np.asarray(rgb).min(axis=1) >= SATURATED
         self.prior_linear: np.ndarray | None
         if calibration is not None:
             linear = calibration.flatten(linear)
@@ -222,7 +232,7 @@ class Reader:
 
     def update(self, labels: np.ndarray) -> np.ndarray:
         """New references (and face gains, spread) from a labelling."""
-        gains = _face_gains(self.linear0, labels, self.size)
+        gains = _face_gains(self.linear0, labels, self.size, self.clipped)
         self.linear = self.linear0 / gains[:, None]
         self.features = _features(self.linear)
         refs = _medians(self.features, labels)
