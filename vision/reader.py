@@ -193,8 +193,9 @@ def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.n
     expected = np.array([np.median(y[labels == k]) for k in range(6)])[labels]
     log_ratio = np.log(np.maximum(y, 1e-6) / np.maximum(expected, 1e-6)).reshape(6, size * size)
     clipped = clipped.reshape(6, size * size)
-    seen = np.where(clipped & ~clipped.all(axis=1, keepdims=True), np.nan, log_ratio)
-    typical = np.nanmedian(seen, axis=1, keepdims=True)
+    typical = np.median(log_ratio, axis=1, keepdims=True)
+    for face in np.flatnonzero(clipped.any(axis=1) & ~clipped.all(axis=1)):
+        typical[face] = np.median(log_ratio[face, ~clipped[face]])
     log_ratio = np.where(clipped, typical, log_ratio)
     log_ratio = typical + np.clip(log_ratio - typical, -GAIN_OUTLIER_LOG, GAIN_OUTLIER_LOG)
     log_gain = np.clip(log_ratio @ _gain_fit(size).T, *np.log(FACE_GAIN_RANGE))
