@@ -140,7 +140,7 @@ def _spread(features: np.ndarray, refs: np.ndarray, labels: np.ndarray) -> np.nd
     never below what 8-bit quantisation leaves.
     """
     dev = np.abs(features - refs[labels])
-    own = np.stack([np.median(dev[labels == k], axis=0) for k in range(6)]) * MAD_TO_SIGMA
+    own = _medians(dev, labels) * MAD_TO_SIGMA
     pooled = np.median(own, axis=0)
     counts = np.bincount(labels, minlength=6)[:, None]
     var = (counts * own**2 + SPREAD_PRIOR * pooled**2) / (counts + SPREAD_PRIOR)
@@ -163,6 +163,11 @@ def distances(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> np.
 
 
 def _medians(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per colour, the median of the values given that colour (each colour must have some)."""
+    counts = np.bincount(labels, minlength=6)
+    if np.all(counts == counts[0]):  # a cube's labelling: one call instead of six
+        order = np.argsort(labels, kind="stable")
+        return np.median(values[order].reshape(6, counts[0], *values.shape[1:]), axis=1)
     return np.stack([np.median(values[labels == k], axis=0) for k in range(6)])
 
 
@@ -190,7 +195,7 @@ def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.n
     such colours keep the few levels that tell them apart.
     """
     y = luminance(linear)
-    expected = np.array([np.median(y[labels == k]) for k in range(6)])[labels]
+    expected = _medians(y, labels)[labels]
     log_ratio = np.log(np.maximum(y, 1e-6) / np.maximum(expected, 1e-6)).reshape(6, size * size)
     clipped = clipped.reshape(6, size * size)
     typical = np.median(log_ratio, axis=1, keepdims=True)
@@ -366,6 +371,6 @@ def _balanced_kmeans(free: np.ndarray, centres: np.ndarray, known: int, per_colo
     for _ in range(4):
         d2 = ((free[:, None, :] - centres[None, slots, :]) ** 2).sum(axis=2)
         owner = slots[linear_sum_assignment(d2)[1]]
-        for k in range(known, len(centres)):
-            centres[k] = np.median(free[owner == k], axis=0)
+        tail = free[np.argsort(owner, kind="stable")][known * (per_colour - 1) :]  # the free colours, in order
+        centres[known:] = np.median(tail.reshape(len(centres) - known, per_colour, -1), axis=1)
     return centres
