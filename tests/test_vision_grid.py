@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from solver import scramble
-from vision import ScanError, detect_grid, render_views, sample_face, sample_photos
+from vision import ScanError, detect_grid, render_views, sample_face, sample_photos, scan_photos
+from vision.grid import turn_in_doubt
 from vision.grid_candidates import brightness_edges, candidates
 from vision.render import face_photo_corners, render_face_photo
 from vision.scene import face_camera, face_frames
@@ -236,3 +237,34 @@ def test_what_the_photo_does_not_show_is_no_frame():
     state = scramble(2, seed=241)["state"]
     image = render_views(state, "phone", "side", np.random.default_rng(31))["U"]
     assert detect_grid(image).size == 2
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_faces_seen_turned_by_about_45_degrees_are_read_the_way_that_makes_a_cube(size):
+    # Turned by 50 degrees, R and B look turned by 40 the other way: the grid takes them a quarter turn
+    # off, and no single face turned back makes a cube. Read both the other way, they do.
+    state = scramble(size, seed=11)["state"]
+    rng = np.random.default_rng(11)
+    rolled = {"R": 50.0, "B": -50.0}
+    photos = {
+        f: render_face_photo(state, f, rotation_deg=rolled.get(f, 0.0), fill=0.6, light="daylight", rng=rng)
+        for f in "URFDLB"
+    }
+    assert {f: turn_in_doubt(detect_grid(photos[f], size).corners) for f in "URFDLB"} == {
+        "U": 0,
+        "R": 3,
+        "F": 0,
+        "D": 0,
+        "L": 0,
+        "B": 1,
+    }
+    result = scan_photos(photos, size)
+    assert result.state == state
+    assert result.turned == {"R": 3, "B": 1}
+
+
+def test_a_face_turned_well_short_of_45_degrees_is_not_in_doubt():
+    state = scramble(3, seed=4)["state"]
+    for roll in (-30.0, 0.0, 30.0):
+        image = render_face_photo(state, "F", rotation_deg=roll, fill=0.6, rng=np.random.default_rng(4))
+        assert turn_in_doubt(detect_grid(image, 3).corners) == 0

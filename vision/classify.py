@@ -145,7 +145,7 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
     size = 3 if len(rgb) == 54 else 2
     fits = []
     for face, quarter in product(range(6), (1, 2, 3)):
-        fit, gap = _read(_turn_face(rgb, size, face, quarter), calibration)
+        fit, gap = _read(turn_face(rgb, size, face, quarter), calibration)
         if gap <= MAX_CUBE_GAP:
             fits.append((fit.solution.cost, FACES[face], quarter, fit))
     fits.sort(key=lambda f: f[0])
@@ -198,13 +198,13 @@ def _check_turned_faces(rgb: np.ndarray, calibration: Calibration | None, fit: F
     corners = {face: i for i, face in fixed_facelets(2).items()}
     cheaper = []
     for face, quarter in product(range(6), (1, 2, 3)):
-        order = _turn_face(np.arange(24), 2, face, quarter)
+        order = turn_face(np.arange(24), 2, face, quarter)
         opposite = FACES.index(OPPOSITE[FACES[face]])
         if np.array_equal(labels[order], labels) or (
             face in corners and labels[order[corners[face]]] not in (face, opposite)
         ):
             continue
-        turned, gap = _read(_turn_face(rgb, 2, face, quarter), calibration)
+        turned, gap = _read(turn_face(rgb, 2, face, quarter), calibration)
         if (
             gap <= MAX_CUBE_GAP
             and turned.solution.cost < fit.solution.cost
@@ -221,7 +221,7 @@ def _check_turned_faces(rgb: np.ndarray, calibration: Calibration | None, fit: F
         )
 
 
-def _turn_face(values: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:
+def turn_face(values: np.ndarray, size: int, face: int, quarter: int) -> np.ndarray:
     """Per-sticker values (colours, or sticker indices) with one face turned clockwise by ``quarter``
     quarter turns, as an image would be."""
     out = values.copy()

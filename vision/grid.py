@@ -41,6 +41,7 @@ FINE_WIDTH = 640  # ... and to this one where that shows none or a fine grid:
 FINE_PITCH = 24.0  # pitch below which the gaps (a tenth of it) blur away on the coarse copy
 MIN_VOTES = {2: 3, 3: 5}  # stickers found on the lattice before a grid is believed
 SIDE_SPREAD = 1.2  # a voter's side per pitch within this factor of its face's median
+TURN_DOUBT_DEG = 10.0  # a face seen within this of 45 degrees may be turned either way (see turn_in_doubt)
 FRAME_RATIO = 1.4  # a sticker's middle is this much brighter than the plastic around it,
 FRAME_LIFT = 8.0  # plus these levels
 CHANNEL_FRAME_RATIO = 2.0  # the same in the sticker's own brightest channel
@@ -287,6 +288,26 @@ def _quantile(values: np.ndarray, share: float) -> np.ndarray:
     """The ``share`` quantile along the last axis (the nearest-rank value, cheaper than np.percentile)."""
     k = int(round(share * (values.shape[-1] - 1)))
     return np.partition(values, k, axis=-1)[..., k].astype(np.float64)
+
+
+def turn_in_doubt(corners: np.ndarray) -> int:
+    """0 when a face's orientation in its photo is clear; else the quarter turns (1 or 3, clockwise) that
+    read it the other way.
+
+    ``corners`` as ``detect_grid`` gives them (TL TR BR BL, right closest to
+    the image's +x). The face's apparent roll is the mean angle of its
+    sides from the image axes; within ``TURN_DOUBT_DEG`` of 45 degrees a
+    photo taken turned by just under 45 degrees and one turned by just over
+    it look alike (perspective moves a face's sides that much), so only the
+    colours can tell which was meant.
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    sides = [c[1] - c[0], c[2] - c[3], c[1] - c[2], c[0] - c[3]]  # right twice, then up twice (+90 degrees)
+    angles = np.array([np.arctan2(v[1], v[0]) for v in sides]) + np.radians([0, 0, 90, 90])
+    roll = np.degrees(np.angle(np.exp(1j * angles).sum()))
+    if abs(roll) < 45.0 - TURN_DOUBT_DEG:
+        return 0
+    return 1 if roll > 0 else 3
 
 
 def _upright(corners: np.ndarray) -> np.ndarray:
