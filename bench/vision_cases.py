@@ -33,10 +33,10 @@ from solver.puzzles.cube.batch import Puzzle, to_facelet_array
 from solver.puzzles.cube.geometry import FACES, sticker_name
 from solver.puzzles.cube.scramble import random_states
 from vision import ScanError
+from vision.calibration import colours_from_json
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DEVSET = REPO.parent / "shared" / "vision-devset"
-RGB_FACE_ORDER = "ULFRBD"  # how the dev set's RGB scans list the faces
 CONFIDENT = 0.9
 VERDICTS = ("right", "right-flagged", "refused", "wrong-flagged", "wrong")
 
@@ -68,10 +68,7 @@ def load_devset(path: Path) -> list[DevItem]:
         item = DevItem(entry["id"], entry["kind"], size, answer, entry.get("licence", "").split(" ")[0])
         files = [Path(path) / f for f in entry["files"]]
         if entry["kind"] == "rgb-scan":
-            data = json.loads(next(f for f in files if f.name != "answer.txt").read_text())
-            rows = np.array([data[str(i + 1)] for i in range(len(data))], dtype=np.float64)
-            per_face = size * size
-            item.rgb = np.concatenate([rows[RGB_FACE_ORDER.index(f) * per_face :][:per_face] for f in FACES])
+            item.rgb = colours_from_json(json.loads(next(f for f in files if f.name != "answer.txt").read_text()))
         else:
             item.photos = {}
             for face in FACES:

@@ -39,6 +39,27 @@ def test_classify_prints_the_state_and_json(tmp_path, capsys, state):
     assert data["state"] == state and len(data["confidence"]) == 54 and 0 < data["min_confidence"] <= 1
 
 
+@pytest.mark.parametrize("size", [2, 3])
+def test_classify_reads_stickers_numbered_face_by_face_in_u_l_f_r_b_d_order(tmp_path, capsys, size):
+    # rubiks-color-resolver's layout: keys "1".."54", faces U L F R B D, each in net reading order.
+    state = scramble(size, seed=7)["state"]
+    rgb = np.round(sticker_colours(state, "daylight", np.random.default_rng(2))).tolist()
+    n = size * size
+    blocks = {face: rgb["URFDLB".index(face) * n :][:n] for face in "URFDLB"}
+    numbered = [colour for face in "ULFRBD" for colour in blocks[face]]
+    path = tmp_path / "numbered.json"
+    path.write_text(json.dumps({str(i + 1): colour for i, colour in enumerate(numbered)}))
+    code, out, _ = run(capsys, "classify", "--rgb", str(path))
+    assert code == 0 and out.strip() == state
+
+
+def test_a_numbered_sticker_object_with_a_key_missing_is_named(tmp_path, capsys):
+    path = tmp_path / "gap.json"
+    path.write_text(json.dumps({str(i): [10, 20, 30] for i in [*range(1, 30), *range(31, 56)]}))
+    code, _, err = run(capsys, "classify", "--rgb", str(path))
+    assert code == 2 and "lacks key '30'" in err and str(path) in err
+
+
 def test_classify_errors_exit_2(tmp_path, capsys):
     path = tmp_path / "short.json"
     path.write_text(json.dumps([[1, 2, 3]] * 10))

@@ -108,6 +108,31 @@ def check_rgb(rgb) -> np.ndarray:
     return array
 
 
+NUMBERED_FACE_ORDER = "ULFRBD"  # faces of a numbered sticker object, as rubiks-color-resolver numbers them
+
+
+def colours_from_json(data) -> np.ndarray:
+    """Sticker colours in facelet order from a JSON value, or a ScanError saying what is wrong.
+
+    Either a list of [r, g, b] in facelet order (U R F D L B), or an object
+    numbering the stickers "1" .. "54" ("24" for a 2x2x2) face by face in
+    the order U L F R B D, each face in net reading order: the layout that
+    rubiks-color-resolver and rubiks-cube-tracker (D. Walton) read and
+    write, so their scans can be classified as they are.
+    """
+    if not isinstance(data, dict):
+        return check_rgb(data)
+    if len(data) not in (54, 24):
+        raise ScanError(f"a numbered sticker object needs keys 1..54 or 1..24; got {len(data)} keys")
+    missing = [str(i) for i in range(1, len(data) + 1) if str(i) not in data]
+    if missing:
+        raise ScanError(f"a numbered sticker object of {len(data)} stickers lacks key {missing[0]!r}")
+    rows = [data[str(i)] for i in range(1, len(data) + 1)]
+    per_face = len(data) // 6
+    order = [NUMBERED_FACE_ORDER.index(face) * per_face + k for face in FACES for k in range(per_face)]
+    return check_rgb([rows[i] for i in order])
+
+
 def load_calibration(path: str | Path) -> Calibration:
     """Read a calibration file (see the module docstring); every problem is a ScanError."""
     try:

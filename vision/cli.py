@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .calibration import Calibration, calibrate, load_calibration
+from .calibration import Calibration, calibrate, colours_from_json, load_calibration
 from .classify import classify
 from .errors import ScanError
 from .lighting import PRESETS
@@ -37,7 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("classify", help="classify 54 (or 24) [r, g, b] sticker colours into a facelet string")
     p.add_argument(
-        "--rgb", required=True, metavar="FILE.json", help="JSON list of [r, g, b] (0..255) in facelet order U R F D L B"
+        "--rgb",
+        required=True,
+        metavar="FILE.json",
+        help="JSON list of [r, g, b] (0..255) in facelet order U R F D L B, or an object numbering the "
+        'stickers "1".."54" face by face in the order U L F R B D (rubiks-color-resolver\'s layout)',
     )
     _common(p)
     p = sub.add_parser("scan", help="scan six face photos (automatic grid) or a rig's images (view config)")
@@ -110,11 +114,15 @@ def _read_image(path: str) -> np.ndarray:
     return image
 
 
-def _read_rgb(path: str) -> list:
+def _read_rgb(path: str) -> np.ndarray:
     try:
-        return json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as error:
         raise ScanError(f"cannot read sticker colours from {path}: {error}") from None
+    try:
+        return colours_from_json(data)
+    except ScanError as error:
+        raise ScanError(f"{path}: {error}") from None
 
 
 def _images_and_views(args: argparse.Namespace) -> tuple[dict[str, np.ndarray], ViewConfig]:
