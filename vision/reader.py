@@ -87,7 +87,7 @@ def costs(
     d2 = distances(features, refs, spread)
     norm = np.log(spread).sum(axis=1)
     cost = 0.5 * (STUDENT_NU + 3) * np.log1p(d2 / STUDENT_NU) + norm[None, :]
-    ceiling = 0.5 * (STUDENT_NU + 3) * np.log1p(FITS_NONE_D2 / STUDENT_NU) + np.median(norm)
+    ceiling = 0.5 * (STUDENT_NU + 3) * np.log1p(FITS_NONE_D2 / STUDENT_NU) + small_median(norm)
     if hue:
         ceiling = ceiling + _hue_cost(features, refs)
     return np.minimum(cost, ceiling), d2
@@ -141,7 +141,7 @@ def _spread(features: np.ndarray, refs: np.ndarray, labels: np.ndarray) -> np.nd
     """
     dev = np.abs(features - refs[labels])
     own = _medians(dev, labels) * MAD_TO_SIGMA
-    pooled = np.median(own, axis=0)
+    pooled = small_median(own, axis=0)
     counts = np.bincount(labels, minlength=6)[:, None]
     var = (counts * own**2 + SPREAD_PRIOR * pooled**2) / (counts + SPREAD_PRIOR)
     return np.maximum(np.sqrt(var), MIN_SPREAD)
@@ -162,13 +162,22 @@ def distances(features: np.ndarray, refs: np.ndarray, spread: np.ndarray) -> np.
     return (((features[:, None, :] - refs[None, :, :]) / spread[None, :, :]) ** 2).sum(axis=2)
 
 
+def small_median(values: np.ndarray, axis: int = 0, keepdims: bool = False) -> np.ndarray:
+    """``np.median`` for the few values per colour or face this module takes it of: a sort and the middle
+    two: 4.5 against 12 us on a (6, 9) array, and it is called over a thousand times a doubtful scan."""
+    ordered = np.sort(values, axis=axis)
+    n = ordered.shape[axis]
+    middle = (np.take(ordered, (n - 1) // 2, axis=axis) + np.take(ordered, n // 2, axis=axis)) / 2
+    return np.expand_dims(middle, axis) if keepdims else middle
+
+
 def _medians(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Per colour, the median of the values given that colour (each colour must have some)."""
     counts = np.bincount(labels, minlength=6)
     if np.all(counts == counts[0]):  # a cube's labelling: one call instead of six
         order = np.argsort(labels, kind="stable")
-        return np.median(values[order].reshape(6, counts[0], *values.shape[1:]), axis=1)
-    return np.stack([np.median(values[labels == k], axis=0) for k in range(6)])
+        return small_median(values[order].reshape(6, counts[0], *values.shape[1:]), axis=1)
+    return np.stack([small_median(values[labels == k], axis=0) for k in range(6)])
 
 
 @cache
@@ -198,9 +207,9 @@ def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.n
     expected = _medians(y, labels)[labels]
     log_ratio = np.log(np.maximum(y, 1e-6) / np.maximum(expected, 1e-6)).reshape(6, size * size)
     clipped = clipped.reshape(6, size * size)
-    typical = np.median(log_ratio, axis=1, keepdims=True)
+    typical = small_median(log_ratio, axis=1, keepdims=True)
     for face in np.flatnonzero(clipped.any(axis=1) & ~clipped.all(axis=1)):
-        typical[face] = np.median(log_ratio[face, ~clipped[face]])
+        typical[face] = small_median(log_ratio[face, ~clipped[face]])
     log_ratio = np.where(clipped, typical, log_ratio)
     log_ratio = typical + np.clip(log_ratio - typical, -GAIN_OUTLIER_LOG, GAIN_OUTLIER_LOG)
     log_gain = np.clip(log_ratio @ _gain_fit(size).T, *np.log(FACE_GAIN_RANGE))
@@ -372,5 +381,5 @@ def _balanced_kmeans(free: np.ndarray, centres: np.ndarray, known: int, per_colo
         d2 = ((free[:, None, :] - centres[None, slots, :]) ** 2).sum(axis=2)
         owner = slots[linear_sum_assignment(d2)[1]]
         tail = free[np.argsort(owner, kind="stable")][known * (per_colour - 1) :]  # the free colours, in order
-        centres[known:] = np.median(tail.reshape(len(centres) - known, per_colour, -1), axis=1)
+        centres[known:] = small_median(tail.reshape(len(centres) - known, per_colour, -1), axis=1)
     return centres
