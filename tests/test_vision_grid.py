@@ -268,3 +268,13 @@ def test_a_face_turned_well_short_of_45_degrees_is_not_in_doubt():
     for roll in (-30.0, 0.0, 30.0):
         image = render_face_photo(state, "F", rotation_deg=roll, fill=0.6, rng=np.random.default_rng(4))
         assert turn_in_doubt(detect_grid(image, 3).corners) == 0
+
+
+def test_every_face_seen_at_about_45_degrees_is_read_the_way_that_makes_a_cube():
+    state = scramble(3, seed=21)["state"]
+    rng = np.random.default_rng(21)
+    rolls = {"U": 50.0, "R": -50.0, "F": 50.0, "D": -50.0, "L": 50.0, "B": -50.0}
+    photos = {f: render_face_photo(state, f, rotation_deg=rolls[f], fill=0.6, rng=rng) for f in "URFDLB"}
+    result = scan_photos(photos, 3)
+    assert result.state == state
+    assert result.turned == {f: 3 if roll > 0 else 1 for f, roll in rolls.items()}

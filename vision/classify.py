@@ -80,6 +80,12 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
         raise _with_exposure_advice(error, rgb) from None
 
 
+def forms_a_cube(rgb, calibration: Calibration | None = None) -> bool:
+    """Whether the colours as given read as a real cube (``MAX_CUBE_GAP``), without turning any face
+    back or judging doubt: a quick first test of a candidate, which ``classify`` then reads in full."""
+    return _read(check_rgb(rgb), calibration)[1] <= MAX_CUBE_GAP
+
+
 def _with_exposure_advice(error: ScanError, rgb: np.ndarray) -> ScanError:
     """The error, told that the picture is overexposed when most stickers in doubt are nearly saturated.
 

@@ -11,7 +11,7 @@ import numpy as np
 from solver.puzzles.cube.geometry import FACES, sticker_name
 
 from .calibration import Calibration
-from .classify import Classification, classify, turn_face
+from .classify import Classification, classify, forms_a_cube, turn_face
 from .errors import ScanError
 from .grid import detect_grid, turn_in_doubt
 from .sampling import sample_views
@@ -92,6 +92,8 @@ def _read_turned(
             trial = rgb
             for face in faces:
                 trial = turn_face(trial, size, face, doubt[face])
+            if not forms_a_cube(trial, calibration):  # one quick read per combination; the few left in full
+                continue
             try:
                 reading = classify(trial, calibration)
             except ScanError:
