@@ -1,7 +1,10 @@
 """Stress set of the scanner: is it ever wrong with confidence? Prints one JSON object.
 
     python bench/vision_stress.py [--quick] [--devset PATH] [--renders N] [--seed S] [--confident C]
-                                  [--verbose]
+                                  [--verbose] [--jobs N]
+
+``--jobs N`` runs N worker processes, each taking whole sources (seeded per
+source), so the verdicts do not depend on N.
 
 Sources (``source_kinds``):
 
