@@ -47,15 +47,11 @@ def test_dev_set_item_is_read_right(item):
     assert not result.turned
 
 
-def _photos(item_id: str) -> dict:
+def _item(item_id: str):
     found = [item for item in ITEMS if item.id == item_id]
     if not found:
         pytest.skip(f"{item_id} is not in the dev set at {DEVSET}")
-    return dict(found[0].photos)
-
-
-def _answer(item_id: str) -> str:
-    return next(item.answer for item in ITEMS if item.id == item_id)
+    return found[0]
 
 
 def _relit(image_bgr, gain_rgb):
@@ -68,17 +64,18 @@ def test_2x2_face_photo_turned_by_half_a_turn_is_turned_back():
     # R turned 180 degrees reads as no real cube as given; turned back it is the true cube. (Before the
     # overexposed whites kept their level, it read as a real cube with two stickers repaired, and the
     # scan had to be refused naming R.)
-    photos = _photos("tracker-40f3729-2x2x2-random-02")
+    item = _item("tracker-40f3729-2x2x2-random-02")
+    photos = dict(item.photos)
     photos["R"] = np.rot90(photos["R"], 2).copy()
     result = scan_photos(photos)
-    assert result.state == _answer("tracker-40f3729-2x2x2-random-02")
+    assert result.state == item.answer
     assert result.turned == {"R": 2}
 
 
 def test_2x2_face_turned_back_that_still_needs_repairs_must_explain_the_colours_clearly():
     # F photographed under warm light reads as no real cube; L turned back makes one only with two
     # stickers read against their colour and barely cheaper: a relit face, not a turned one.
-    photos = _photos("tracker-40f3729-2x2x2-random-03")
+    photos = dict(_item("tracker-40f3729-2x2x2-random-03").photos)
     photos["F"] = _relit(photos["F"], (1.0, 0.72, 0.42))
     with pytest.raises(ScanError, match="lit differently rather than turned"):
         scan_photos(photos)
