@@ -13,6 +13,7 @@ from solver.puzzles.cube.scramble import random_states
 from vision import ScanError, calibrate, classify
 from vision.lab import linear_to_srgb, srgb_to_linear
 from vision.lighting import PRESETS, sticker_colours
+from vision.reader import Reader
 
 
 def random_face_states(size: int, count: int, seed: int) -> list[str]:
@@ -206,6 +207,21 @@ def test_result_is_always_a_reachable_cube():
         except ScanError:
             continue
         from_face_letters(result.state)
+
+
+def test_a_face_lit_twice_as_brightly_is_found_and_can_be_undone():
+    rng = np.random.default_rng(12)
+    state = scramble(3, seed=12)["state"]
+    labels = np.array(["URFDLB".index(c) for c in state])
+    linear = srgb_to_linear(colours_of(state, DAYLIGHT, rng, noise=2)) * 0.4  # exposed for the brighter face
+    linear[18:27] *= 2.0  # F re-shot a stop brighter
+    rgb = linear_to_srgb(linear)
+    light = Reader(rgb, None).face_light(labels)
+    assert light[2] == pytest.approx(2.0, rel=0.1)
+    assert np.delete(light, 2) == pytest.approx(np.ones(5), abs=0.1)
+    undone = np.ones(6)
+    undone[2] = 1.0 / light[2]
+    assert Reader(rgb, None, undone).face_light(labels) == pytest.approx(np.ones(6), abs=0.1)
 
 
 def test_position_gains_cancel_strong_vignetting():

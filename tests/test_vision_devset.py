@@ -17,6 +17,7 @@ import pytest
 
 from vision import ScanError, classify, scan_photos
 from vision.lab import linear_to_srgb, srgb_to_linear
+from vision.overlay import LOW_CONFIDENCE
 
 REPO = Path(__file__).resolve().parent.parent
 DEVSET = REPO.parent / "shared" / "vision-devset"
@@ -79,3 +80,27 @@ def test_2x2_face_turned_back_that_still_needs_repairs_must_explain_the_colours_
     photos["F"] = _relit(photos["F"], (1.0, 0.72, 0.42))
     with pytest.raises(ScanError, match="lit differently rather than turned"):
         scan_photos(photos)
+
+
+def _face_relit(rgb, face: int, gain: float, gamma: float):
+    """Scan colours with one face re-shot brighter or darker: a gain in linear light, then a gamma."""
+    out = np.array(rgb, dtype=float)
+    block = slice(face * len(out) // 6, (face + 1) * len(out) // 6)
+    out[block] = 255.0 * (linear_to_srgb(srgb_to_linear(out[block]) * gain) / 255.0) ** gamma
+    return out
+
+
+@pytest.mark.parametrize("gain", [0.4, 1.5, 2.2, 3.0])
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_red_face_relit_on_a_dim_scan_is_never_wrong_with_confidence(gain, gamma):
+    # Red and orange differ only in lightness on this scan and fill faces R and L between them, so R's
+    # light can be traded for its labels. Each reading is right, refused, or wrong only on stickers in
+    # doubt (below the overlay's LOW_CONFIDENCE); at gain 2.2 and 3.0 with gamma 0.9 it used to be
+    # wrong on R4, R8, L6 and L8 at confidence 0.996 and more.
+    item = _item("resolver-6f2686e-3x3x3-random-02")
+    try:
+        result = classify(_face_relit(item.rgb, 1, gain, gamma))
+    except ScanError:
+        return
+    wrong = [i for i, (read, true) in enumerate(zip(result.state, item.answer)) if read != true]
+    assert all(result.confidence[i] < LOW_CONFIDENCE for i in wrong), wrong

@@ -46,6 +46,8 @@ from .reader import SATURATED, Reader, features_to_lab
 from .scheme import is_mirror_scheme
 
 MAX_CUBE_GAP = 20.0  # nats the best real cube may cost above the same colours with pieces ignored
+LIGHT_STEP = 2**0.5  # a face lit more than half a stop unlike the rest is read again with its light undone
+LIGHT_DOUBT = 0.5  # confidence, at most, of a sticker whose reading changes with one face's light
 TURN_MARGIN = 10.0  # nats by which one turned-back face must beat every other to be believed
 
 
@@ -74,7 +76,7 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
         fit, gap = _read(rgb, calibration)
         if gap <= MAX_CUBE_GAP:
             _check_turned_faces(rgb, calibration, fit)
-            return _judged(fit)
+            return _light_checked(rgb, calibration, fit, gap, _judged(fit))
         return _turned_back(rgb, calibration, fit)
     except ScanError as error:
         raise _with_exposure_advice(error, rgb) from None
@@ -107,14 +109,47 @@ def _with_exposure_advice(error: ScanError, rgb: np.ndarray) -> ScanError:
     )
 
 
-def _read(rgb: np.ndarray, calibration: Calibration | None) -> tuple[Fit, float]:
-    """The best fit of a scan and how much worse it is than the same colours with pieces ignored."""
-    reader = Reader(rgb, calibration)
+def _read(rgb: np.ndarray, calibration: Calibration | None, relight: np.ndarray | None = None) -> tuple[Fit, float]:
+    """The best fit of a scan and how much worse it is than the same colours with pieces ignored
+    (``relight``: a brightness factor per face, applied to the colours first)."""
+    reader = Reader(rgb, calibration, relight)
     fit, others = best_fit(reader)
     fit.rivals = [o for o in others if o.solution.cost - fit.solution.cost < DOUBT_MARGIN]
     if is_clear(fit):
         return fit, 0.0
     return fit, cube_gap(reader, fit)
+
+
+def _light_checked(
+    rgb: np.ndarray, calibration: Calibration | None, fit: Fit, gap: float, reading: Classification
+) -> Classification:
+    """The reading, with every sticker that changes once a face's light is undone marked in doubt.
+
+    Each face's brightness is fitted along with the colours (``Reader``),
+    and where two colours differ mainly in lightness (red and orange) and
+    sit mostly on the faces lit unlike the rest, the fit can trade a face's
+    light for its labels: a brighter face with more orange explains the
+    stickers as well as a face lit like the others. The cost margins of
+    one reading then overstate how sure it is. So each face found lit more
+    than half a stop (``LIGHT_STEP``) unlike the median face is read again
+    with its light undone in the colours given; a sticker that reading
+    shows differently, when it forms a real cube at least as well (its
+    ``gap`` no larger), gets confidence ``LIGHT_DOUBT`` at most. A clear
+    fit (``is_clear``) leaves nothing to trade.
+    """
+    if is_clear(fit):
+        return reading
+    light = Reader(rgb, calibration).face_light(fit.solution.faces)
+    changed = np.zeros(len(rgb), dtype=bool)
+    for face in np.flatnonzero(np.abs(np.log2(light)) > np.log2(LIGHT_STEP)):
+        undone = np.ones(6)
+        undone[face] = 1.0 / light[face]
+        other, other_gap = _read(rgb, calibration, undone)
+        if other_gap <= gap + 1e-9:
+            changed |= other.solution.faces != fit.solution.faces
+    confidence = reading.confidence.copy()
+    confidence[changed] = np.minimum(confidence[changed], LIGHT_DOUBT)
+    return replace(reading, confidence=confidence)
 
 
 def _judged(fit: Fit) -> Classification:
@@ -153,10 +188,10 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
     for face, quarter in product(range(6), (1, 2, 3)):
         fit, gap = _read(turn_face(rgb, size, face, quarter), calibration)
         if gap <= MAX_CUBE_GAP:
-            fits.append((fit.solution.cost, FACES[face], quarter, fit))
+            fits.append((fit.solution.cost, FACES[face], quarter, fit, gap))
     fits.sort(key=lambda f: f[0])
     if len(fits) == 1 or (len(fits) > 1 and fits[1][0] - fits[0][0] > TURN_MARGIN):
-        _, turned_face, quarter, fit = fits[0]
+        _, turned_face, quarter, fit, gap = fits[0]
         reading = _judged(fit)
         if reading.repaired and given.solution.cost - fit.solution.cost < TURN_MARGIN:
             raise ScanError(
@@ -168,9 +203,10 @@ def _turned_back(rgb: np.ndarray, calibration: Calibration | None, given: Fit) -
                 "for, upright and evenly lit, and rescan",
                 reading.repaired,
             )
-        return replace(reading, turned={turned_face: quarter})
+        turned_rgb = turn_face(rgb, size, FACES.index(turned_face), quarter)
+        return replace(_light_checked(turned_rgb, calibration, fit, gap, reading), turned={turned_face: quarter})
     if fits:
-        options = ", ".join(f"face {f} turned {90 * q} degrees" for _, f, q, _ in fits[:4])
+        options = ", ".join(f"face {f} turned {90 * q} degrees" for _, f, q, _, _ in fits[:4])
         raise ScanError(
             f"the colours read form no real cube as the faces were given, and more than one "
             f"face turned back would make one ({options}): check each face's image is "

@@ -221,9 +221,10 @@ def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.n
 class Reader:
     """One scan being read: normalised colours, references, the current best cube."""
 
-    def __init__(self, rgb: np.ndarray, calibration: Calibration | None):
+    def __init__(self, rgb: np.ndarray, calibration: Calibration | None, relight: np.ndarray | None = None):
         self.size = 3 if len(rgb) == 54 else 2
         self.per_face = self.size**2
+        self.faces = np.repeat(np.arange(6), self.per_face)  # the face each sticker is on
         self.calibration = calibration
         linear = srgb_to_linear(rgb)
         self.clipped = np.asarray(rgb).min(axis=1) >= SATURATED
@@ -236,6 +237,8 @@ class Reader:
             target = srgb_to_linear(TYPICAL_STICKERS_SRGB).mean(axis=0)
             self.prior_linear = None
         self.linear0 = _white_balance(linear, target)
+        if relight is not None:  # per face: its stickers as if lit that many times as brightly
+            self.linear0 = self.linear0 * np.repeat(relight, self.per_face)[:, None]
         self.linear = self.linear0
         self.features = _features(self.linear)
         self.spread = np.full((6, 3), CHROMA_SIGMA)
@@ -255,6 +258,17 @@ class Reader:
             refs = self._with_prior(refs, labels, self.prior_linear)
         self.spread = _spread(self.features, refs, labels)
         return refs
+
+    def face_light(self, labels: np.ndarray) -> np.ndarray:
+        """Each face's fitted brightness for a labelling, relative to the median face (1: lit like the rest).
+
+        Clipped stickers, which keep their level (``_face_gains``), do not count.
+        """
+        log_gains = np.log(_face_gains(self.linear0, labels, self.size, self.clipped))
+        shown = ~self.clipped
+        log_light = np.bincount(self.faces, log_gains * shown, 6) / np.maximum(np.bincount(self.faces, shown, 6), 1)
+        light = np.exp(log_light)
+        return light / small_median(light)
 
     def _with_prior(self, refs: np.ndarray, labels: np.ndarray, prior_linear: np.ndarray) -> np.ndarray:
         """Pull the references towards the calibrated colours, at the brightness seen now.
