@@ -1,0 +1,68 @@
+"""Every face of every real RGB scan re-shot over a grid of brightness and gamma. Prints one JSON object.
+
+    python bench/vision_relight_sweep.py [--devset PATH] [--confident C]
+
+The stress set (``bench/vision_stress.py``) relights each face with four
+fixed lights; this sweeps brightness finely, where a face's fitted light
+can trade against colours that differ mainly in lightness: gains 0.4, 1.5,
+2.2 and 3 in linear light, each with a gamma of 0.8 to 1.1 on the encoded
+values, on each of the six faces (384 readings for the dev set's 4 scans).
+Target: ``wrong`` = 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from itertools import product
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.vision_cases import CONFIDENT, DEFAULT_DEVSET, VERDICTS, judge  # noqa: E402
+from bench.vision_stress import dev_sources, recolour  # noqa: E402
+from vision import classify  # noqa: E402
+
+GAINS = (0.4, 1.5, 2.2, 3.0)
+GAMMAS = (0.8, 0.9, 1.0, 1.1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--devset", type=Path, default=DEFAULT_DEVSET)
+    parser.add_argument("--confident", type=float, default=CONFIDENT)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    sources, note = dev_sources(args.devset)
+    rows = []
+    for source in (s for s in sources if s.rgb is not None):
+        per_face = len(source.rgb) // 6
+        for face, gain, gamma in product(range(6), GAINS, GAMMAS):
+            rgb = source.rgb.copy()
+            block = slice(face * per_face, (face + 1) * per_face)
+            rgb[block] = recolour(rgb[block], (gain, gain, gain), gamma)
+            outcome = judge(lambda rgb=rgb: classify(rgb), source.truth, confident=args.confident)
+            rows.append(
+                {"source": source.name, "face": "URFDLB"[face], "gain": gain, "gamma": gamma, **outcome_row(outcome)}
+            )
+    print(
+        json.dumps(
+            {
+                "devset_note": note,
+                "readings": len(rows),
+                "totals": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS},
+                "not_right": [r for r in rows if r["verdict"] not in ("right", "refused")],
+                "wall_s": round(time.perf_counter() - started, 1),
+            }
+        )
+    )
+
+
+def outcome_row(outcome) -> dict:
+    return {"verdict": outcome.verdict, "differ": list(outcome.differ)}
+
+
+if __name__ == "__main__":
+    main()
