@@ -10,6 +10,7 @@ device cannot honour (frame faults on a real board) skip the test.
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -95,3 +96,16 @@ def enabled(device, link) -> set[str]:
     if device.kind == "avr":
         return device.enabled()
     return set(link.query()["enabled"])
+
+
+def read_line(raw, wait: float = 1.0) -> bytes:
+    """One whole line from a raw serial port, or b"" when none begins within the port's timeout.
+
+    A read that times out in the middle of a line is continued (for up to
+    ``wait`` seconds), so a loaded machine never shows a line in two pieces.
+    """
+    line = raw.read_until(b"\n")
+    deadline = time.monotonic() + wait
+    while line and not line.endswith(b"\n") and time.monotonic() < deadline:
+        line += raw.read_until(b"\n")
+    return line

@@ -65,9 +65,9 @@ def test_an_emergency_stop_stops_the_motors_and_disables_the_drivers(device, con
 def test_the_watchdog_stops_the_motors_when_the_host_falls_silent(device):
     """A host that stops talking mid-sequence (raw pyserial here) makes the board stop, go limp and latch HOSTLOST."""
     with serial.Serial(device.path, 115200, timeout=0.05) as raw:
-        heard = raw.read_until(b"\n")
+        heard = devices.read_line(raw)
         while not heard.startswith((b"HB ", b"BOOT ")):  # a board takes bytes once it has booted
-            heard = raw.read_until(b"\n")
+            heard = devices.read_line(raw)
         raw.write(
             Hello(1, "0000ABCD", 1).encode()
             + Command(1, "ENABLE", ("1",)).encode()
@@ -78,9 +78,9 @@ def test_the_watchdog_stops_the_motors_when_the_host_falls_silent(device):
         before = devices.quarter_turns(device) if device.kind != "port" else None
         raw.reset_input_buffer()
         raw.write(StatusQuery(5).encode())
-        reply = raw.read_until(b"\n")
+        reply = devices.read_line(raw)
         while reply and not reply.startswith(b"STATUS 5"):
-            reply = raw.read_until(b"\n")
+            reply = devices.read_line(raw)
     assert b"fault=HOSTLOST" in reply and b" q=0 " in reply and b" en=- " in reply
     if before is not None:
         time.sleep(0.3)
@@ -134,10 +134,10 @@ def test_a_version_1_host_still_gets_a_session(device):
         reply = b""
         while b"session=0000BEEF" not in reply and time.monotonic() < deadline:
             raw.write(Hello(1, "0000BEEF", 100).encode())
-            reply = raw.read_until(b"\n")
+            reply = devices.read_line(raw)
         assert b"proto=1" in reply and b"motors=U,R,F,D,L,B" in reply
         raw.write(Command(100, "PLAN", ("1", "U1")).encode())
-        lines = [raw.read_until(b"\n") for _ in range(5)]
+        lines = [devices.read_line(raw) for _ in range(5)]
         assert any(line.startswith(b"REJ 100 BADCMD") for line in lines)
 
 
@@ -145,9 +145,9 @@ def test_a_damaged_estop_line_does_not_stop_or_stall_the_motors(device):
     """A board may stop pulses the moment a line starting 'ESTOP ' arrives, but one that fails its check
     must leave the turn running to its end, reported done and not faulted."""
     with serial.Serial(device.path, 115200, timeout=0.05) as raw:
-        heard = raw.read_until(b"\n")
+        heard = devices.read_line(raw)
         while not heard.startswith((b"HB ", b"BOOT ")):
-            heard = raw.read_until(b"\n")
+            heard = devices.read_line(raw)
         raw.write(
             Hello(1, "0000ABCE", 1).encode()
             + Command(1, "ENABLE", ("1",)).encode()
@@ -161,11 +161,11 @@ def test_a_damaged_estop_line_does_not_stop_or_stall_the_motors(device):
             if time.monotonic() - ping > 0.25:  # a host's heartbeat: the watchdog is not what is tested
                 raw.write(Ping(7).encode())
                 ping = time.monotonic()
-            lines.append(raw.read_until(b"\n"))
+            lines.append(devices.read_line(raw))
         raw.write(StatusQuery(6).encode())
-        status = raw.read_until(b"\n")
+        status = devices.read_line(raw)
         while status and not status.startswith(b"STATUS 6"):
-            status = raw.read_until(b"\n")
+            status = devices.read_line(raw)
     assert any(line.startswith(b"DONE 3") for line in lines), b"".join(lines).decode(errors="replace")
     assert any(line.startswith(b"NAK 4 CRC") for line in lines)
     assert b"fault=NONE" in status

@@ -20,6 +20,7 @@ from dataclasses import replace
 import pytest
 import serial
 
+from devices import read_line
 from firmware_interface import (
     AckTimeout,
     ConfigError,
@@ -361,9 +362,9 @@ def test_the_device_stops_when_the_host_falls_silent():
             time.sleep(1.3)  # the watchdog is 1000 ms, the turns take 2 s
             raw.reset_input_buffer()
             raw.write(StatusQuery(5).encode())
-            reply = raw.read_until(b"\n")
+            reply = read_line(raw)
             while reply and not reply.startswith(b"STATUS 5"):
-                reply = raw.read_until(b"\n")
+                reply = read_line(raw)
         assert b"fault=HOSTLOST" in reply and b" q=0 " in reply
         assert 0 < len(turns_of(sim)) < 10
     finally:
