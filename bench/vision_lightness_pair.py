@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.vision_cases import CONFIDENT, VERDICTS, judge  # noqa: E402
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, to_facelets  # noqa: E402
+from solver.puzzles.cube.geometry import FACES  # noqa: E402
 from solver.puzzles.cube.notation import parse_moves  # noqa: E402
 from vision import classify  # noqa: E402
 from vision.lab import linear_to_srgb  # noqa: E402
@@ -57,7 +58,7 @@ def lightness_pair_cube(rng: np.random.Generator) -> str:
 def scan_colours(state: str, face: str, gain: float, shading: float, rng: np.random.Generator) -> np.ndarray:
     linear = np.array([PALETTE[c] for c in state]) * rng.lognormal(0, shading, (54, 1))
     linear *= rng.lognormal(0, 0.03, (54, 3))
-    at = "URFDLB".index(face) * 9
+    at = FACES.index(face) * 9
     linear[at : at + 9] *= gain
     return np.round(linear_to_srgb(linear))
 

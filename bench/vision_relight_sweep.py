@@ -22,8 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.vision_cases import CONFIDENT, DEFAULT_DEVSET, VERDICTS, judge  # noqa: E402
-from bench.vision_stress import dev_sources, recolour  # noqa: E402
+from bench.vision_stress import dev_sources  # noqa: E402
+from solver.puzzles.cube.geometry import FACES  # noqa: E402
 from vision import classify  # noqa: E402
+from vision.lighting import recolour  # noqa: E402
 
 GAINS = (0.4, 1.5, 2.2, 3.0)
 GAMMAS = (0.8, 0.9, 1.0, 1.1)
@@ -45,7 +47,14 @@ def main() -> None:
             rgb[block] = recolour(rgb[block], (gain, gain, gain), gamma)
             outcome = judge(lambda rgb=rgb: classify(rgb), source.truth, confident=args.confident)
             rows.append(
-                {"source": source.name, "face": "URFDLB"[face], "gain": gain, "gamma": gamma, **outcome_row(outcome)}
+                {
+                    "source": source.name,
+                    "face": FACES[face],
+                    "gain": gain,
+                    "gamma": gamma,
+                    "verdict": outcome.verdict,
+                    "differ": outcome.differ,
+                }
             )
     print(
         json.dumps(
@@ -58,10 +67,6 @@ def main() -> None:
             }
         )
     )
-
-
-def outcome_row(outcome) -> dict:
-    return {"verdict": outcome.verdict, "differ": list(outcome.differ)}
 
 
 if __name__ == "__main__":

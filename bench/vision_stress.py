@@ -74,7 +74,7 @@ from solver.puzzles.cube.cubie import from_facelets  # noqa: E402
 from solver.puzzles.cube.facelets import to_face_letters  # noqa: E402
 from solver.puzzles.cube.geometry import FACES, sticker_name  # noqa: E402
 from vision import PRESETS, ScanError, classify, detect_grid, scan_photos  # noqa: E402
-from vision.lab import linear_to_srgb, srgb_to_linear  # noqa: E402
+from vision.lighting import recolour, recolour_image  # noqa: E402
 from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
 KELVINS = (2500, 3500, 4500, 5500, 6500, 7500)
@@ -136,21 +136,6 @@ def kelvin_gains(kelvin: float, reference: float = REFERENCE_KELVIN) -> np.ndarr
         return XYZ_TO_LINEAR_SRGB @ (xyz / xyz[1])
 
     return white(kelvin) / white(reference)
-
-
-def recolour(rgb: np.ndarray, gain, gamma: float = 1.0) -> np.ndarray:
-    """sRGB values (0..255, last axis R G B) lit by a per-channel linear gain, then a gamma on the encoding."""
-    linear = srgb_to_linear(rgb) * np.asarray(gain, dtype=np.float64)
-    return 255.0 * (linear_to_srgb(linear) / 255.0) ** gamma
-
-
-def recolour_image(image: np.ndarray, gain, gamma: float = 1.0) -> np.ndarray:
-    """``recolour`` for a BGR uint8 image, through one 256-entry table per channel."""
-    table = np.round(recolour(np.repeat(np.arange(256.0)[:, None], 3, axis=1), gain, gamma)).astype(np.uint8)
-    out = np.empty_like(image)
-    for c in range(3):  # BGR channel c is RGB channel 2 - c
-        out[:, :, c] = table[:, 2 - c][image[:, :, c]]
-    return out
 
 
 # ---------------------------------------------------------------- perturbations

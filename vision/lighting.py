@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ScanError
+from .lab import linear_to_srgb, srgb_to_linear
 
 # Default scheme: U white, R red, F green, D yellow, L orange, B blue (linear reflectance).
 STICKER_ALBEDO = {
@@ -116,8 +117,6 @@ def sticker_colours(state: str, light: Lighting | str, rng: np.random.Generator)
     illuminant cast and the sensor noise left in a median of 16 pixels (a
     small sampled region): the input the classifier must read on its own.
     """
-    from .lab import linear_to_srgb
-
     light = preset(light) if isinstance(light, str) else light
     albedo = np.array([STICKER_ALBEDO[c] for c in state])
     albedo = albedo * rng.uniform(0.95, 1.05, albedo.shape)
@@ -129,3 +128,18 @@ def sticker_colours(state: str, light: Lighting | str, rng: np.random.Generator)
     linear = albedo * (shade * (1 + spread))[:, None] * np.array(light.illuminant) * light.exposure
     noisy = linear + (add_noise(linear, light, rng) / light.gain - linear) / SAMPLE_NOISE_REDUCTION
     return linear_to_srgb(noisy * light.gain)
+
+
+def recolour(rgb: np.ndarray, gain, gamma: float = 1.0) -> np.ndarray:
+    """sRGB values (0..255, last axis R G B) lit by a per-channel linear gain, then a gamma on the encoding."""
+    linear = srgb_to_linear(rgb) * np.asarray(gain, dtype=np.float64)
+    return 255.0 * (linear_to_srgb(linear) / 255.0) ** gamma
+
+
+def recolour_image(image: np.ndarray, gain, gamma: float = 1.0) -> np.ndarray:
+    """``recolour`` for a BGR uint8 image, through one 256-entry table per channel."""
+    table = np.round(recolour(np.repeat(np.arange(256.0)[:, None], 3, axis=1), gain, gamma)).astype(np.uint8)
+    out = np.empty_like(image)
+    for c in range(3):  # BGR channel c is RGB channel 2 - c
+        out[:, :, c] = table[:, 2 - c][image[:, :, c]]
+    return out

@@ -224,7 +224,6 @@ class Reader:
     def __init__(self, rgb: np.ndarray, calibration: Calibration | None, relight: np.ndarray | None = None):
         self.size = 3 if len(rgb) == 54 else 2
         self.per_face = self.size**2
-        self.faces = np.repeat(np.arange(6), self.per_face)  # the face each sticker is on
         self.calibration = calibration
         linear = srgb_to_linear(rgb)
         self.clipped = np.asarray(rgb).min(axis=1) >= SATURATED
@@ -264,10 +263,9 @@ class Reader:
 
         Clipped stickers, which keep their level (``_face_gains``), do not count.
         """
-        log_gains = np.log(_face_gains(self.linear0, labels, self.size, self.clipped))
-        shown = ~self.clipped
-        log_light = np.bincount(self.faces, log_gains * shown, 6) / np.maximum(np.bincount(self.faces, shown, 6), 1)
-        light = np.exp(log_light)
+        log_gains = np.log(_face_gains(self.linear0, labels, self.size, self.clipped)).reshape(6, self.per_face)
+        shown = ~self.clipped.reshape(6, self.per_face)
+        light = np.exp((log_gains * shown).sum(axis=1) / np.maximum(shown.sum(axis=1), 1))
         return light / small_median(light)
 
     def _with_prior(self, refs: np.ndarray, labels: np.ndarray, prior_linear: np.ndarray) -> np.ndarray:
