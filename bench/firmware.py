@@ -41,9 +41,9 @@ sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import serial  # noqa: E402
 
 from firmware_interface import RigLink  # noqa: E402
-from firmware_interface.avr import AvrFirmware, build  # noqa: E402
-from firmware_interface.firmware import profile_seconds  # noqa: E402
-from firmware_interface.protocol import Command, Estop, Hello, Ping, StatusQuery  # noqa: E402
+from firmware_interface.robotd.avr import AvrFirmware, build  # noqa: E402
+from firmware_interface.robotd.device import profile_seconds  # noqa: E402
+from firmware_interface.robotd.protocol import Command, Estop, Hello, Ping, StatusQuery  # noqa: E402
 from solver import scramble, solve  # noqa: E402
 from solver.puzzles.cube.notation import parse_moves  # noqa: E402
 

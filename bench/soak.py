@@ -47,7 +47,7 @@ sys.path.insert(1, str(ROOT / "tests"))  # doubtful_scans: the frames the vision
 
 from doubtful_scans import grey_edges  # noqa: E402
 from firmware_interface import LogLimits  # noqa: E402
-from firmware_interface.framelog import HEADER, MAX_ENTRY_CHARS  # noqa: E402
+from firmware_interface.robotd.framelog import HEADER, MAX_ENTRY_CHARS  # noqa: E402
 from robot import assemble  # noqa: E402
 from robot.history import WAL_LIMIT_BYTES  # noqa: E402
 from robot.history_limits import HistoryLimits  # noqa: E402

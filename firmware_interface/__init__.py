@@ -30,15 +30,15 @@ from .errors import (
     ProtocolVersionError,
 )
 from .faults import FaultConfig, FrameFaults
-from .firmware import MotorTiming
-from .framelog import LogLimits
-from .grbl_link import GrblLink
-from .link import RigLink
-from .maestro_link import MaestroLink
-from .marlin_link import MarlinLink
-from .protocol import PROTOCOL_VERSION
-from .timing import LinkTiming
-from .transport import Motion
+from .grbl.link import GrblLink
+from .maestro.link import MaestroLink
+from .marlin.link import MarlinLink
+from .motion import Motion
+from .robotd.device import MotorTiming
+from .robotd.framelog import LogLimits
+from .robotd.link import RigLink
+from .robotd.protocol import PROTOCOL_VERSION
+from .robotd.timing import LinkTiming
 
 __all__ = [
     "AckTimeout",
@@ -66,9 +66,9 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # Imported on first use, so that ``python -m firmware_interface.simulator`` runs it only once.
+    # Imported on first use, so that ``python -m firmware_interface.robotd.simulator`` runs it only once.
     if name == "SimulatedFirmware":
-        from .simulator import SimulatedFirmware
+        from .robotd.simulator import SimulatedFirmware
 
         return SimulatedFirmware
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,8 +15,8 @@ import argparse
 import sys
 from collections import Counter
 
-from .framelog import DIRECTIONS, describe, parse_entry
-from .protocol import encode_frame
+from .robotd.framelog import DIRECTIONS, describe, parse_entry
+from .robotd.protocol import encode_frame
 
 
 def _decode(paths: list[str], summary: bool) -> int:

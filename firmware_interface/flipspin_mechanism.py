@@ -32,7 +32,7 @@ import numpy as np
 from solver.puzzles.cube.geometry import cube_rotation_permutation, face_turn_permutation
 
 from .errors import ConfigError
-from .firmware import VirtualCube
+from .virtual_cube import VirtualCube
 
 SPIN_POINTS = (-1, 0, 1)
 COVER_POINTS = ("open", "hold", "flip")

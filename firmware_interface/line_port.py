@@ -18,7 +18,7 @@ from typing import Protocol
 
 import serial
 
-from .link import open_serial
+from .serial_port import open_serial
 
 
 class PortTiming(Protocol):

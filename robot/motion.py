@@ -238,7 +238,7 @@ _FAULT_KINDS = {
     "ERROR": "the motor controller refused a command",
     "ESTOP": "the motors were stopped by an emergency stop",
     "STRAY": "a face that should have stayed still moved",
-    # the Maestro servo controller (firmware_interface.maestro_session)
+    # the Maestro servo controller (firmware_interface.maestro.session)
     "TARGET": "a servo did not reach its target",
     "TIMEOUT": "a servo move did not finish in time",
     "PROTOCOL": "the servo controller keeps reporting a serial protocol error",

@@ -2,7 +2,7 @@
 
 Each op is one or two confirmed moves of a servo to an end-point (the
 Maestro link completes a move only once the servo is there, see
-``firmware_interface.maestro_link``): ``flip`` is the cover to flip and
+``firmware_interface.maestro.link``): ``flip`` is the cover to flip and
 back to open, ``hold``/``release`` the cover to hold/open, ``spin``/``turn``
 the base to its next end-point. What the cube does meanwhile depends on the
 cover, which is why ops run strictly one after the other.

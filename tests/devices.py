@@ -15,7 +15,7 @@ import time
 import pytest
 
 from firmware_interface import SimulatedFirmware
-from firmware_interface.avr import AvrFirmware, missing_tools
+from firmware_interface.robotd.avr import AvrFirmware, missing_tools
 
 SIM_TIMING = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 AVR_STEPS = 50  # steps per quarter turn of the simulated rig's motors

@@ -13,7 +13,7 @@ import serial
 
 import devices
 from firmware_interface import DeviceReset, DeviceSilent, PortError
-from firmware_interface.protocol import Command, Hello, Ping, StatusQuery
+from firmware_interface.robotd.protocol import Command, Hello, Ping, StatusQuery
 from solver import apply, scramble
 from solver.puzzles.cube.cubie import solved_facelets
 from solver.puzzles.cube.notation import format_moves

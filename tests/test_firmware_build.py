@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 import devices
-from firmware_interface.avr import FIRMWARE_DIR
+from firmware_interface.robotd.avr import FIRMWARE_DIR
 
 
 @pytest.fixture(scope="module", autouse=True)

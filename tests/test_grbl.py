@@ -7,7 +7,7 @@ import time
 import pytest
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, PortError
-from firmware_interface.grbl import (
+from firmware_interface.grbl.dialect import (
     LINE_NOISE_ERRORS,
     describe_alarm,
     describe_error,
@@ -16,10 +16,10 @@ from firmware_interface.grbl import (
     parse_reply,
     parse_status,
 )
-from firmware_interface.grbl_link import GrblLink, GrblTiming
-from firmware_interface.grbl_machine import GrblMachine
-from firmware_interface.grbl_sim import SimulatedGrbl
-from firmware_interface.marlin_link import MarlinLink
+from firmware_interface.grbl.link import GrblLink, GrblTiming
+from firmware_interface.grbl.machine import GrblMachine
+from firmware_interface.grbl.simulator import SimulatedGrbl
+from firmware_interface.marlin.link import MarlinLink
 from solver import apply
 from solver.puzzles.cube.cubie import solved_facelets
 

@@ -36,7 +36,7 @@ from firmware_interface import (
     SimulatedFirmware,
 )
 from firmware_interface.__main__ import main as cli
-from firmware_interface.protocol import Command, Hello, StatusQuery, encode_frame
+from firmware_interface.robotd.protocol import Command, Hello, StatusQuery, encode_frame
 from solver import apply, scramble
 from solver.puzzles.cube.cubie import solved_facelets
 from solver.puzzles.cube.notation import format_moves, parse_moves
@@ -175,7 +175,7 @@ def test_delayed_frames_are_tolerated(connect):
 
 
 def test_sequence_numbers_wrap_around(sim, connect, monkeypatch):
-    monkeypatch.setattr("firmware_interface.link.random.randrange", lambda a, b: 65530)
+    monkeypatch.setattr("firmware_interface.robotd.link.random.randrange", lambda a, b: 65530)
     link = connect(sim.path)
     link.moves("U R F D L B " * 3)
     link.wait(timeout=5)
@@ -426,7 +426,7 @@ def test_simulator_command_line():
         [
             sys.executable,
             "-m",
-            "firmware_interface.simulator",
+            "firmware_interface.robotd.simulator",
             "--rig",
             "six-axis",
             "--drop",
@@ -456,7 +456,10 @@ def test_simulator_command_line():
     assert proc.returncode == 0 and path.startswith("/dev/")
     assert b"5 steps executed" in err
     bad = subprocess.run(
-        [sys.executable, "-m", "firmware_interface.simulator", "--stall", "X"], capture_output=True, env=env, cwd=REPO
+        [sys.executable, "-m", "firmware_interface.robotd.simulator", "--stall", "X"],
+        capture_output=True,
+        env=env,
+        cwd=REPO,
     )
     assert bad.returncode == 2 and bad.stderr.startswith(b"error: ")
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from firmware_interface import DeviceFault, DeviceReset, DeviceSilent, HandshakeError, PortError
-from firmware_interface import maestro as mp
 from firmware_interface.flipspin_mechanism import FlipSpinMechanism
-from firmware_interface.maestro_link import MaestroLink, MaestroTiming
-from firmware_interface.maestro_sim import SimulatedMaestro
+from firmware_interface.maestro import dialect as mp
+from firmware_interface.maestro.link import MaestroLink, MaestroTiming
+from firmware_interface.maestro.simulator import SimulatedMaestro
 from solver import apply, scramble
 from solver.puzzles.cube.cubie import solved_facelets
 from solver.puzzles.cube.geometry import cube_rotation_permutation

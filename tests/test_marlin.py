@@ -5,9 +5,16 @@ import time
 import pytest
 
 from firmware_interface import DeviceFault, DeviceReset, DeviceSilent
-from firmware_interface.gcode import checksum, move_command, numbered, parse_position, parse_reply, split_numbered
-from firmware_interface.marlin_link import MarlinLink, MarlinTiming
-from firmware_interface.marlin_sim import SimulatedMarlin
+from firmware_interface.marlin.dialect import (
+    checksum,
+    move_command,
+    numbered,
+    parse_position,
+    parse_reply,
+    split_numbered,
+)
+from firmware_interface.marlin.link import MarlinLink, MarlinTiming
+from firmware_interface.marlin.simulator import SimulatedMarlin
 from solver import apply
 from solver.puzzles.cube.cubie import solved_facelets
 

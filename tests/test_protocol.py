@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware_interface.errors import ConfigError
-from firmware_interface.firmware import Firmware, MotorTiming, VirtualCube
-from firmware_interface.framelog import describe, escape, format_entry, parse_entry, unescape
-from firmware_interface.protocol import (
+from firmware_interface.robotd.device import Firmware, MotorTiming
+from firmware_interface.robotd.framelog import describe, escape, format_entry, parse_entry, unescape
+from firmware_interface.robotd.protocol import (
     MAX_LINE,
     Ack,
     Boot,
@@ -36,7 +36,9 @@ from firmware_interface.protocol import (
     seq_add,
     seq_diff,
 )
-from firmware_interface.steps import SIX_AXIS, Step, parse_step
+from firmware_interface.robotd.step_parser import parse_step
+from firmware_interface.steps import SIX_AXIS, Step
+from firmware_interface.virtual_cube import VirtualCube
 from solver import apply
 from solver.puzzles.cube.cubie import solved_facelets
 
@@ -489,8 +491,8 @@ def test_virtual_cube_keeps_its_letters_and_refuses_impossible_states():
 
 # ---------------------------------------------------------------- version 2: MOTOR, PLAN, JOG, negotiation
 
-from firmware_interface.firmware import cruise_rate, profile_seconds  # noqa: E402
-from firmware_interface.steps import parse_plan  # noqa: E402
+from firmware_interface.robotd.device import cruise_rate, profile_seconds  # noqa: E402
+from firmware_interface.robotd.step_parser import parse_plan  # noqa: E402
 
 
 @pytest.mark.parametrize(

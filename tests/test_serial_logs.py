@@ -7,8 +7,8 @@ import pytest
 from firmware_interface import ConfigError, DeviceFault, LogLimits, RigLink, SimulatedFirmware
 from firmware_interface.__main__ import main as cli
 from firmware_interface.fault_logs import FaultLogs
-from firmware_interface.framelog import HEADER, MAX_ENTRY_CHARS, TrafficLog, format_entry
-from firmware_interface.protocol import encode_frame
+from firmware_interface.robotd.framelog import HEADER, MAX_ENTRY_CHARS, TrafficLog, format_entry
+from firmware_interface.robotd.protocol import encode_frame
 
 FAST = {"quarter_ms": 2, "half_ms": 3, "home_ms": 5}
 

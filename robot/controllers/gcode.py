@@ -39,9 +39,15 @@ class Dialect:
 
 DIALECTS = {
     "marlin": Dialect(
-        "XYZIJKABCUVW", "XYZIJK", "marlin_link.MarlinLink", "marlin_link.MarlinTiming", "marlin_sim.SimulatedMarlin"
+        "XYZIJKABCUVW",
+        "XYZIJK",
+        "marlin.link.MarlinLink",
+        "marlin.link.MarlinTiming",
+        "marlin.simulator.SimulatedMarlin",
     ),
-    "grblhal": Dialect("XYZABCUV", "XYZABC", "grbl_link.GrblLink", "grbl_link.GrblTiming", "grbl_sim.SimulatedGrbl"),
+    "grblhal": Dialect(
+        "XYZABCUV", "XYZABC", "grbl.link.GrblLink", "grbl.link.GrblTiming", "grbl.simulator.SimulatedGrbl"
+    ),
 }
 
 
@@ -78,7 +84,7 @@ def settings(config: Config, kind: str, rig) -> GcodeSettings:
 def _load(path: str):
     import importlib
 
-    module, _, name = path.partition(".")
+    module, _, name = path.rpartition(".")
     return getattr(importlib.import_module(f"firmware_interface.{module}"), name)
 
 

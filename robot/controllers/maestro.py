@@ -34,9 +34,9 @@ from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface.flipspin_mechanism import FlipSpinMechanism
-from firmware_interface.maestro_link import MaestroLink
-from firmware_interface.maestro_sim import SimulatedMaestro
-from firmware_interface.maestro_timing import MaestroTiming
+from firmware_interface.maestro.link import MaestroLink
+from firmware_interface.maestro.simulator import SimulatedMaestro
+from firmware_interface.maestro.timing import MaestroTiming
 
 from ..config import Config
 from ..errors import ConfigError

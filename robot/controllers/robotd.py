@@ -16,7 +16,7 @@ from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface import LinkTiming, LogLimits, RigLink, SimulatedFirmware
-from firmware_interface.avr import AvrFirmware
+from firmware_interface.robotd.avr import AvrFirmware
 
 from ..config import Config
 from ..errors import ConfigError

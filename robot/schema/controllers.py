@@ -14,9 +14,9 @@ from pydantic import BeforeValidator, Field, create_model, model_validator
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface import LinkTiming, LogLimits
-from firmware_interface.grbl_session import GrblTiming
-from firmware_interface.maestro_timing import MaestroTiming
-from firmware_interface.marlin_link import MarlinTiming
+from firmware_interface.grbl.session import GrblTiming
+from firmware_interface.maestro.timing import MaestroTiming
+from firmware_interface.marlin.link import MarlinTiming
 
 from ..controllers.gcode import DIALECTS
 from .base import SIX_FACES, Table, distinct, must, raise_problems

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from firmware_interface.avr import BOARDS
-from firmware_interface.firmware import MotorTiming
+from firmware_interface.robotd.avr import BOARDS
+from firmware_interface.robotd.device import MotorTiming
 
 from .base import Light, Puzzle, ScrambleMoves, Table, choice
 from .controllers import timing_table

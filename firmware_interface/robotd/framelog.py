@@ -28,8 +28,9 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 
-from .errors import ConfigError
-from .fault_logs import FaultLogs
+from ..errors import ConfigError
+from ..fault_logs import FaultLogs
+from ..tracefile import TraceFile
 from .framing import MAX_LINE
 from .protocol import (
     ERROR_CODES,
@@ -53,7 +54,6 @@ from .protocol import (
     parse_device,
     parse_host,
 )
-from .tracefile import TraceFile
 
 HEADER = "# robotd serial log 1"
 MAX_ENTRY_BYTES = MAX_LINE  # of one line on the wire (a frame is never longer): bounds dumps and traces

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from solver.puzzles.cube.geometry import OPPOSITE
 
-from .errors import ConfigError, DeviceFault
-from .grbl import FEED_HOLD, UNLOCK_LINE, Status, move_line
-from .transport import Motion
+from ..errors import ConfigError, DeviceFault
+from ..motion import Motion
+from .dialect import FEED_HOLD, UNLOCK_LINE, Status, move_line
 
 
 @dataclass

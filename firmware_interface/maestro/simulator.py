@@ -21,11 +21,11 @@ import random
 import threading
 import time
 
-from . import maestro as mp
-from .errors import ConfigError
-from .faults import Channel, FaultConfig
-from .maestro_servo import ServoChannel
-from .pty_device import PtyBoard, read_into, write_from
+from ..errors import ConfigError
+from ..faults import Channel, FaultConfig
+from ..pty_device import PtyBoard, read_into, write_from
+from . import dialect as mp
+from .servo import ServoChannel
 
 DEFAULT_HOME = 6000  # 1500 µs
 DEFAULT_LIMITS = (3968, 8000)  # 992..2000 µs, the Maestro's factory range

@@ -16,9 +16,9 @@ from solver import InvalidState
 from solver.puzzles.cube.geometry import FACES
 from solver.puzzles.cube.notation import parse_moves
 
-from .errors import ConfigError
-from .steps import JOG_STEPS, MOTOR_ACCEL, MOTOR_STEPS, QUARTER_TURNS, SPEED_MS, Rig, Step
-from .transport import Motion
+from ..errors import ConfigError
+from ..motion import Motion
+from ..steps import JOG_STEPS, MOTOR_ACCEL, MOTOR_STEPS, QUARTER_TURNS, SPEED_MS, Rig, Step
 
 _SIGNED = {1: 1, 2: 2, 3: -1}  # solver move turns (clockwise quarter turns) → signed quarter turns
 

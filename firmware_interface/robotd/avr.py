@@ -20,10 +20,10 @@ import subprocess
 import threading
 from pathlib import Path
 
-from .errors import ConfigError
-from .faults import FaultConfig
-from .faulty_line import FaultyLine
-from .firmware import VirtualCube
+from ..errors import ConfigError
+from ..faults import FaultConfig
+from ..faulty_line import FaultyLine
+from ..virtual_cube import VirtualCube
 
 FIRMWARE_DIR = Path(os.environ.get("ROBOTD_FIRMWARE_DIR", Path(__file__).resolve().parents[1] / "firmware"))
 BOARDS = ("ramps", "header")

@@ -8,7 +8,7 @@ faults of a ``FaultConfig``. Like a real board it notices the port being
 opened and closed (the master sees a hang-up while no one holds the slave
 open); with ``reset_on_open`` it reboots on each open as an Arduino does.
 
-    python -m firmware_interface.simulator --rig six-axis [--drop 0.1 ...]
+    python -m firmware_interface.robotd.simulator --rig six-axis [--drop 0.1 ...]
 
 prints the device path and runs until Ctrl-C.
 """
@@ -24,12 +24,13 @@ import sys
 import threading
 import time
 
-from .errors import ConfigError, LinkError
-from .faults import Channel, DeviceTriggers, FaultConfig
-from .firmware import Firmware, MotorTiming, VirtualCube
+from ..errors import ConfigError, LinkError
+from ..faults import Channel, DeviceTriggers, FaultConfig
+from ..pty_device import lines_from, open_pty, read_into, write_from
+from ..steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
+from ..virtual_cube import VirtualCube
+from .device import Firmware, MotorTiming
 from .protocol import MAX_LINE, PROTOCOL_VERSION
-from .pty_device import lines_from, open_pty, read_into, write_from
-from .steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
 
 
 class SimulatedFirmware:
@@ -316,7 +317,7 @@ class SimulatedFirmware:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m firmware_interface.simulator",
+        prog="python -m firmware_interface.robotd.simulator",
         description="Run the simulated cube-robot firmware on a pseudo-terminal.",
     )
     p.add_argument("--rig", default="six-axis", help="rig kind (six-axis: one motor per face U R F D L B)")

@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .gcode import number
+from ..gcode import number
 
 STATUS_QUERY = b"?"
 FEED_HOLD = b"!"

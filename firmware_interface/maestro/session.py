@@ -11,8 +11,8 @@ import logging
 import time
 from concurrent.futures import Future
 
-from . import maestro as mp
-from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError
+from ..errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError
+from . import dialect as mp
 
 log = logging.getLogger(__name__)
 

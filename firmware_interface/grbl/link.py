@@ -32,13 +32,13 @@ import threading
 import time
 from concurrent.futures import Future
 
-from .errors import ConfigError, HandshakeError, LinkError, PortError
-from .grbl import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETUP_LINE, UNLOCK_LINE, parse_reply
-from .grbl_jobs import Job, plan_entry
-from .grbl_session import GrblSession, GrblTiming
-from .line_port import LinePort
-from .steps import Step
-from .transport import Motion, _result
+from ..errors import ConfigError, HandshakeError, LinkError, PortError
+from ..line_port import LinePort
+from ..motion import Motion, result_within
+from ..steps import Step
+from .dialect import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETUP_LINE, UNLOCK_LINE, parse_reply
+from .jobs import Job, plan_entry
+from .session import GrblSession, GrblTiming
 
 log = logging.getLogger(__name__)
 
@@ -289,7 +289,7 @@ class GrblLink(LinePort):
             self._check_usable()
             self._session.submit(Job("query", future=future), time.monotonic())
         self._run_after()
-        position = _result(future, timeout or self.timing.query_timeout, "no status report")
+        position = result_within(future, timeout or self.timing.query_timeout, "no status report")
         with self._lock:
             origin, status = dict(self._session.origin), self._session.status
         faces = {face: round(position[axis] - origin.get(axis, 0.0), 4) for face, axis in self.axes.items()}

@@ -27,11 +27,11 @@ import threading
 import time
 from collections import deque
 
-from .faults import Channel, DeviceTriggers, FaultConfig
-from .firmware import VirtualCube
-from .grbl import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
-from .grbl_machine import GrblMachine
-from .pty_device import PtyBoard, read_into, write_from
+from ..faults import Channel, DeviceTriggers, FaultConfig
+from ..pty_device import PtyBoard, read_into, write_from
+from ..virtual_cube import VirtualCube
+from .dialect import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
+from .machine import GrblMachine
 
 _MAX_LINE = 256  # junk this long with no line end is passed on as it is
 

@@ -24,7 +24,9 @@ from collections import deque
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
-from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
+from ..errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
+from ..motion import Motion
+from ..steps import CLEAR
 from .protocol import (
     ERROR_CODES,
     MAX_LINE,
@@ -46,47 +48,7 @@ from .protocol import (
     seq_add,
     seq_diff,
 )
-from .steps import CLEAR, Step
 from .timing import LinkTiming
-
-
-class Motion:
-    """A queued step on its way to the device.
-
-    ``received`` resolves (True) once the device confirmed receipt; ``completed``
-    resolves with a dict once it reports the step done, or fails with the
-    ``LinkError`` that stopped it. Both are ``concurrent.futures.Future``:
-    from asyncio, ``await asyncio.wrap_future(motion.completed)``.
-    """
-
-    def __init__(self, step: Step):
-        self.step = step
-        self.mid = step.mid
-        self.seq: int | None = None
-        self.received: Future = Future()
-        self.completed: Future = Future()
-
-    @property
-    def command(self) -> str:
-        return self.step.describe()
-
-    def wait(self, timeout: float | None = None) -> dict:
-        """Block until done; raise its LinkError, or LinkError after ``timeout`` seconds."""
-        return _result(self.completed, timeout, f"motion {self.mid} ({self.command}) not done")
-
-    def wait_received(self, timeout: float | None = None) -> bool:
-        return _result(self.received, timeout, f"motion {self.mid} ({self.command}) not acknowledged")
-
-    def __repr__(self) -> str:
-        state = "done" if self.completed.done() else "received" if self.received.done() else "sent"
-        return f"<Motion {self.mid} {self.command} {state}>"
-
-
-def _result(future: Future, timeout: float | None, what: str):
-    try:
-        return future.result(timeout)
-    except TimeoutError:
-        raise LinkError(f"{what} after {timeout} s") from None
 
 
 @dataclass

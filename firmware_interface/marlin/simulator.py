@@ -25,10 +25,10 @@ import threading
 import time
 from collections import deque
 
-from .faults import Channel, DeviceTriggers, FaultConfig
-from .firmware import VirtualCube
-from .gcode import AXIS_LETTERS, DEFAULT_AXES, checksum, split_numbered
-from .pty_device import PtyBoard, lines_from, read_into, write_from
+from ..faults import Channel, DeviceTriggers, FaultConfig
+from ..pty_device import PtyBoard, lines_from, read_into, write_from
+from ..virtual_cube import VirtualCube
+from .dialect import AXIS_LETTERS, DEFAULT_AXES, checksum, split_numbered
 
 _MAX_LINE = 256  # junk this long with no line end is passed on for the parser to refuse
 

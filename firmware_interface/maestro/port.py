@@ -23,9 +23,9 @@ from types import SimpleNamespace
 
 import serial
 
-from . import maestro as mp
-from .errors import DeviceSilent, PortError
-from .link import open_serial
+from ..errors import DeviceSilent, PortError
+from ..serial_port import open_serial
+from . import dialect as mp
 
 log = logging.getLogger(__name__)
 

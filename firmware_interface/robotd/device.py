@@ -18,14 +18,9 @@ import random
 from collections import deque
 from dataclasses import dataclass, fields
 
-import numpy as np
-
-from solver import InvalidState
-from solver.puzzles.cube.cubie import from_facelets, solved_facelets
-from solver.puzzles.cube.facelets import check_letters
-from solver.puzzles.cube.geometry import face_turn_permutation
-
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step
+from ..virtual_cube import VirtualCube
 from .protocol import (
     NO_FAULT,
     PROTOCOL_VERSION,
@@ -51,7 +46,7 @@ from .protocol import (
     seq_add,
     seq_diff,
 )
-from .steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step, parse_step
+from .step_parser import parse_step
 
 DEFAULT_JOG_STEPS = 200  # steps per quarter turn assumed for JOG on a motor never set up
 
@@ -98,31 +93,6 @@ class MotorTiming:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise ConfigError(f"simulator timing: {key} must be a number of milliseconds >= 0, got {value!r}")
         return cls(**{k: float(v) for k, v in config.items()})
-
-
-class VirtualCube:
-    """The cube in the simulated rig, as a facelet string in its own colour letters."""
-
-    def __init__(self, state: str | None = None, size: int = 3):
-        self.set_state(state if state is not None else solved_facelets(size))
-
-    def set_state(self, state: str) -> None:
-        try:
-            self.size = check_letters(state)
-            from_facelets(state)  # refuse an impossible cube
-        except InvalidState as err:
-            raise ConfigError(f"simulator cube state: {err}") from None
-        self._stickers = np.frombuffer(state.encode(), dtype=np.uint8).copy()
-
-    def turn(self, face: str, quarter_turns: int) -> None:
-        """Turn a face by signed quarter turns (+ clockwise looking at the face)."""
-        source = face_turn_permutation(face, self.size)
-        for _ in range(quarter_turns % 4):
-            self._stickers = self._stickers[source]
-
-    @property
-    def facelets(self) -> str:
-        return self._stickers.tobytes().decode()
 
 
 @dataclass

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from solver.puzzles.cube.geometry import OPPOSITE
 
-from .errors import (
+from ..errors import (
     AckTimeout,
     ConfigError,
     DeviceFault,
@@ -62,10 +62,10 @@ from .errors import (
     LinkError,
     PortError,
 )
-from .gcode import DEFAULT_AXES, move_command, numbered, parse_position, parse_reply, reset_line_numbers
-from .line_port import LinePort
-from .steps import Step
-from .transport import Motion, _result
+from ..line_port import LinePort
+from ..motion import Motion, result_within
+from ..steps import Step
+from .dialect import DEFAULT_AXES, move_command, numbered, parse_position, parse_reply, reset_line_numbers
 
 log = logging.getLogger(__name__)
 
@@ -529,7 +529,7 @@ class MarlinLink(LinePort):
             self._queue("M114", future=future)
             self._pump(time.monotonic())
         self._run_after()
-        position = _result(future, timeout or self.timing.query_timeout, "no answer to M114")
+        position = result_within(future, timeout or self.timing.query_timeout, "no answer to M114")
         faces = {face: position.get(axis) for face, axis in self.axes.items()}
         return {"position": faces, "done_through": self._done_mid, "halted": self._halted}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from .gcode import number
-from .grbl_words import LineError, clean, group, read_block
+from ..gcode import number
+from .words import LineError, clean, group, read_block
 
 BANNER = "GrblHAL 1.1f ['$' or '$HELP' for help]"
 CLASSIC_BANNER = "Grbl 1.1h ['$' for help]"

@@ -27,7 +27,7 @@ motion.completed)``; ``turn``/``estop(wait=False)``/``status`` directly;
 
 Faults: any fault stops the link (no new frames are sent, queued motions
 fail with the ``LinkError``) and dumps the last frames each way to the
-``firmware_interface.link`` logger (and to ``fault_log_dir`` if given).
+``firmware_interface.robotd.link`` logger (and to ``fault_log_dir`` if given).
 ``log_limits`` bounds the disk: the trace rotates by size, and only the
 newest fault dumps stay (``framelog.LogLimits``).
 A device fault (stall, limit, emergency stop, ...) is cleared with
@@ -37,7 +37,6 @@ A device fault (stall, limit, emergency stop, ...) is cleared with
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import random
@@ -49,8 +48,11 @@ from contextlib import contextmanager
 
 import serial
 
+from ..errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
+from ..motion import Motion, result_within
+from ..serial_port import open_serial
+from ..steps import CLEAR, RIGS, Rig, Step
 from .commands import RigCommands
-from .errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
 from .framelog import LogLimits, TrafficLog
 from .protocol import (
     PROTOCOL_VERSION,
@@ -64,9 +66,8 @@ from .protocol import (
     next_mid,
     parse_device,
 )
-from .steps import CLEAR, RIGS, Rig, Step
 from .timing import LinkTiming
-from .transport import Motion, Outgoing, Transport, _result, report_dict
+from .transport import Outgoing, Transport, report_dict
 
 log = logging.getLogger(__name__)
 
@@ -442,7 +443,7 @@ class RigLink(RigCommands):
             if self._ser is None or self._port_lost or self._t.dead:
                 raise self._t.fault or LinkError("not connected: call connect() first", port=self.port)
             self._t.send_query(time.monotonic(), future)
-        return _result(future, timeout or self.timing.query_timeout * 2, "no answer to STATUS")
+        return result_within(future, timeout or self.timing.query_timeout * 2, "no answer to STATUS")
 
     def clear(self, timeout: float | None = None) -> dict:
         """Clear a latched device fault (stall, limit, emergency stop, ...) and return the device state."""
@@ -459,7 +460,7 @@ class RigLink(RigCommands):
             self._check_connected_alive()
             self._t.submit(Outgoing(CLEAR, (), future=future), time.monotonic())
         limit = timeout or self.timing.ack_timeout * (self.timing.max_retransmits + 2) + 0.5
-        _result(future, limit, "CLEAR not acknowledged")
+        result_within(future, limit, "CLEAR not acknowledged")
         with self._lock:
             self._reported = None
         return self.query()
@@ -530,27 +531,3 @@ def _settle(future: Future, *, result: object = None, error: BaseException | Non
             future.set_result(result)
 
     return settle
-
-
-def open_serial(port: str, timing) -> serial.Serial:
-    """Open a port (device path or pyserial URL) exclusively, with errors that say what to do;
-    ``timing`` gives ``baudrate``, ``poll`` (read timeout) and ``write_timeout``."""
-    try:
-        return serial.serial_for_url(
-            port, baudrate=timing.baudrate, timeout=timing.poll, write_timeout=timing.write_timeout, exclusive=True
-        )
-    except serial.SerialException as err:
-        raise PortError(_open_error(err), port=port) from None
-    except ValueError as err:
-        raise ConfigError(f"bad port settings: {err}", port=port) from None
-
-
-def _open_error(err: serial.SerialException) -> str:
-    code, text = getattr(err, "errno", None), str(err)
-    if code == errno.ENOENT or "No such file" in text:
-        return "cannot open: no such device (is the board plugged in? stable names are in /dev/serial/by-id/)"
-    if code == errno.EACCES or "Permission denied" in text:
-        return "cannot open: permission denied (add the user to the dialout group)"
-    if code in (errno.EAGAIN, errno.EBUSY) or "exclusively lock" in text:
-        return "cannot open: the port is in use by another program"
-    return f"cannot open: {text}"

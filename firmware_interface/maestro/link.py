@@ -38,13 +38,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from . import maestro as mp
-from .errors import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError, PortError
-from .maestro_port import MaestroPort
-from .maestro_session import MaestroSession
-from .maestro_timing import MaestroTiming
-from .steps import Step
-from .transport import Motion, _result
+from ..errors import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError, PortError
+from ..motion import Motion, result_within
+from ..steps import Step
+from . import dialect as mp
+from .port import MaestroPort
+from .session import MaestroSession
+from .timing import MaestroTiming
 
 __all__ = ["MaestroLink", "MaestroTiming"]
 
@@ -111,7 +111,7 @@ class MaestroLink:
         self._jobs = queue.Queue()
         self._worker = threading.Thread(target=self._work, args=(self._jobs,), name=f"maestro {self.port}", daemon=True)
         self._worker.start()
-        info = _result(
+        info = result_within(
             self._submit(self.session.hello, check=False),
             self.timing.boot_timeout * 4 + self.channels * self.timing.silence,
             "no handshake",
@@ -282,13 +282,15 @@ class MaestroLink:
     def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
         """Wait for these motions; with none given, for everything queued so far (jobs run in order)."""
         if motions is None:
-            _result(self._submit(lambda: None, check=False), timeout, "the queue did not drain")
+            result_within(self._submit(lambda: None, check=False), timeout, "the queue did not drain")
             return []
         return [motion.wait(timeout) for motion in motions]
 
     def query(self, timeout: float | None = None) -> dict:
         """Positions of every channel, the moving state and the error register (checked as after a move)."""
-        return _result(self._submit(self.session.query), timeout or self.timing.query_timeout, "no answer to query")
+        return result_within(
+            self._submit(self.session.query), timeout or self.timing.query_timeout, "no answer to query"
+        )
 
     def estop(self, wait: bool = True) -> dict | Future:
         """Every channel off (target 0) now, ahead of anything queued; latched (ESTOP) until ``clear()``."""

@@ -29,8 +29,8 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from .errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
-from .grbl import (
+from ..errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
+from .dialect import (
     CYCLE_START,
     FEED_HOLD,
     LINE_NOISE_ERRORS,
@@ -43,7 +43,7 @@ from .grbl import (
     describe_error,
     parse_axes_info,
 )
-from .grbl_jobs import Job, Referee
+from .jobs import Job, Referee
 
 
 @dataclass(frozen=True)
