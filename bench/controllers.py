@@ -12,7 +12,7 @@ six-motor rig), on its simulator over a pseudo-terminal:
   unsolved and the verifying re-scan says so);
 - ``stop``: from ``stop()`` to the simulated controller acting on its
   emergency stop (M112, real-time ``!`` + reset, all servo channels off),
-  mid-execution: median and max.
+  mid-execution: median and max (bench/estop.py).
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 # run as a script, this folder comes first on sys.path, and bench/serial.py would shadow pyserial
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from bench.estop import stop_latency  # noqa: E402
 from robot import assemble  # noqa: E402
 
 CONTROLLERS = ("robotd", "marlin", "grblhal", "maestro")
@@ -90,42 +92,6 @@ def _sum_counters(links) -> dict:
     return total
 
 
-def stop_latency(controller: str, repeats: int) -> dict:
-    delays = []
-    with tempfile.TemporaryDirectory() as tmp:
-        built = assemble.build(
-            write_config(Path(tmp), controller, slow=True), sim=True, web=False, rig=rig_of(controller)
-        )
-        try:
-            for k in range(repeats):
-                built.daemon.start_run(puzzle=2, seed=50 + k)
-                while built.daemon.runner.phase != "executing":
-                    time.sleep(0.001)
-                time.sleep(0.3)
-                asked = time.monotonic()
-                built.daemon.stop()
-                built.daemon.runner.wait(10)
-                delays.append(_handled(built.simulation.firmware, asked) - asked)
-        finally:
-            built.close()
-    return {
-        "repeats": repeats,
-        "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
-        "estop_handled_ms_max": round(max(delays) * 1000, 2),
-    }
-
-
-def _handled(device, asked: float, timeout_s: float = 2.0) -> float:
-    """When the simulated controller acted on the emergency stop sent after ``asked``."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        times = [t for t in device.estop_times() if t >= asked]
-        if times:
-            return times[0]
-        time.sleep(0.001)
-    raise RuntimeError("the simulated controller never acted on the emergency stop")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
@@ -139,7 +105,9 @@ def main() -> None:
         result[controller] = {
             "rig": rig_of(controller),
             "dry_runs": dry_runs(controller, args.runs),
-            "stop": stop_latency(controller, args.stops),
+            "stop": stop_latency(
+                partial(write_config, controller=controller, slow=True), args.stops, rig=rig_of(controller)
+            ),
             "seconds": round(time.perf_counter() - begun, 1),
         }
     result["faults"] = FAULTS.format(seed="100+run").replace("\n", "; ").strip("; ")

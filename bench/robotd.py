@@ -13,14 +13,14 @@
   ``--quick``): peak resident memory (VmHWM) of the daemon and of its
   two-phase worker process, and the first solve's time against the later.
 - ``stop``: time from ``stop()`` to the simulated firmware handling the
-  emergency stop, mid-execution, median and max; ``signal_stop`` the same
-  from a SIGTERM (robotd's handler, as ``systemctl stop`` sends it).
+  emergency stop, mid-execution, median and max (bench/estop.py);
+  ``signal_stop`` the same from a SIGTERM (robotd's handler, as
+  ``systemctl stop`` sends it).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import signal
@@ -33,6 +33,7 @@ from pathlib import Path
 # run as a script, this folder comes first on sys.path, and bench/serial.py would shadow pyserial
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
+from bench.estop import stop_latency  # noqa: E402
 from robot import assemble  # noqa: E402
 from robot.cli import signals_stop_the_run  # noqa: E402
 from robot.history import History  # noqa: E402
@@ -154,34 +155,18 @@ def faults(budget_s: float | None) -> dict:
     return report
 
 
-def stop_latency(repeats: int, budget_s: float | None, by_signal: bool = False) -> dict:
+def stop_latencies(repeats: int, budget_s: float | None, by_signal: bool = False) -> dict:
     """Time from the stop request (``stop()``, or SIGTERM to this process with robotd's handler) to the
     simulated firmware handling the emergency stop, mid-execution."""
-    delays = []
-    with tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), budget_s, q=0.2, h=0.3)
-        built = assemble.build(config, sim=True, web=False)
-        try:
-            for k in range(repeats):
-                with signals_stop_the_run(built.daemon) if by_signal else contextlib.nullcontext():
-                    built.daemon.start_run(puzzle=2, seed=50 + k)
-                    while built.daemon.runner.phase != "executing":
-                        time.sleep(0.001)
-                    time.sleep(0.3)
-                    asked = time.monotonic()
-                    if by_signal:
-                        os.kill(os.getpid(), signal.SIGTERM)
-                    else:
-                        built.daemon.stop()
-                    built.daemon.runner.wait(10)
-                delays.append(built.simulation.firmware.estop_times()[-1] - asked)
-        finally:
-            built.close()
-    return {
-        "repeats": repeats,
-        "estop_handled_ms_median": round(statistics.median(delays) * 1000, 2),
-        "estop_handled_ms_max": round(max(delays) * 1000, 2),
-    }
+
+    def config(directory: Path) -> Path:
+        return write_config(directory, budget_s, q=0.2, h=0.3)
+
+    if not by_signal:
+        return stop_latency(config, repeats)
+    return stop_latency(
+        config, repeats, stop=lambda daemon: os.kill(os.getpid(), signal.SIGTERM), around=signals_stop_the_run
+    )
 
 
 def main() -> None:
@@ -204,8 +189,8 @@ def main() -> None:
         "memory": memory(5 if args.quick else 20, args.budget_s),
         "dry_runs": dry_runs(runs, args.budget_s, args.moves3),
         "faults": faults(args.budget_s),
-        "stop": stop_latency(stops, args.budget_s),
-        "signal_stop": stop_latency(stops, args.budget_s, by_signal=True),
+        "stop": stop_latencies(stops, args.budget_s),
+        "signal_stop": stop_latencies(stops, args.budget_s, by_signal=True),
         "settings": {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s},
     }
     result["seconds"] = round(time.perf_counter() - started, 1)

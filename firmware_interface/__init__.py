@@ -1,9 +1,13 @@
 """robotd's firmware interface: the host side of every motor controller, and a simulator for each.
 
-``RigLink`` speaks robotd's own protocol (docs/protocol.md), ``MarlinLink``
-and ``GrblLink`` stock Marlin 2.1 and grblHAL, ``MaestroLink`` a Pololu
-Maestro's compact protocol; ``SimulatedFirmware``, ``marlin_sim``,
-``grbl_sim`` and ``maestro_sim`` are the boards on a pseudo-terminal.
+One package per controller, each with its host link, its dialect (pure
+parsing and formatting) and its simulator on a pseudo-terminal: ``robotd``
+(robotd's own protocol, docs/protocol.md: ``RigLink``, ``SimulatedFirmware``
+and the real AVR binary under simavr), ``marlin`` (stock Marlin 2.1,
+``MarlinLink``), ``grbl`` (grblHAL, ``GrblLink``) and ``maestro`` (a Pololu
+Maestro's compact protocol, ``MaestroLink``). The pieces they share sit at
+this level: steps and motions, serial and pty ports, fault injection, traces
+and errors. The controller packages never import each other.
 
     from firmware_interface import RigLink, SimulatedFirmware
 

@@ -1,8 +1,9 @@
-"""A step on its way to a controller, as every link hands it out, and waiting on its futures."""
+"""A step on its way to a controller, as every link hands it out, and waiting on and settling its futures."""
 
 from __future__ import annotations
 
-from concurrent.futures import Future
+from collections.abc import Callable
+from concurrent.futures import Future, InvalidStateError
 
 from .errors import LinkError
 from .steps import Step
@@ -45,3 +46,24 @@ def result_within(future: Future, timeout: float | None, what: str):
         return future.result(timeout)
     except TimeoutError:
         raise LinkError(f"{what} after {timeout} s") from None
+
+
+def settle(future: Future | None, value: object = None, error: BaseException | None = None) -> None:
+    """Resolve ``future`` with ``error`` if one is given, else with ``value``, unless it is done already."""
+    if future is None or future.done():
+        return
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+    except InvalidStateError:  # another thread resolved (or the caller cancelled) it just now
+        pass
+
+
+def settle_after(
+    after: list[Callable[[], None]], future: Future | None, value: object = None, error: BaseException | None = None
+) -> None:
+    """Queue ``settle(future, value, error)`` on ``after``, the callbacks a link runs once its lock is released."""
+    if future is not None:
+        after.append(lambda: settle(future, value, error))

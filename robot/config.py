@@ -23,16 +23,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from . import schema
 from .errors import ConfigError
 from .toml_lines import key_lines
-
-
-def _schema() -> Any:
-    """``robot.schema``, imported on first use: its models take defaults from parts that import this module."""
-    from . import schema
-
-    return schema
-
 
 _ROUNDS = 4  # validations of one table, each without the keys the one before found wrong
 
@@ -147,7 +140,7 @@ class Config:
 
     def check_unused(self) -> None:
         """Validate every table no part asked for (each problem reported), and refuse unknown tables."""
-        known = _schema().SECTIONS
+        known = schema.SECTIONS
         for section in self.data:
             if section not in known:
                 self.report(section, f"unknown section (known: {', '.join(sorted(known))})")
@@ -191,7 +184,6 @@ def _validated(section: str, data: Any) -> tuple[Any, list[tuple[tuple[str, ...]
     problem found, as (key path below the table, problem). After each validation the keys found wrong are
     left out and the table validated again, which finds the problems of checks over several keys (pydantic
     runs them only when each key is right); what only follows from a key left out is not a problem."""
-    schema = _schema()
     found: list[tuple[tuple[str, ...], str]] = []
     left_out: list[tuple[str, ...]] = []
     for _ in range(_ROUNDS):

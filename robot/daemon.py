@@ -16,7 +16,7 @@ from .camera import Camera
 from .errors import RobotError
 from .events import EventBus
 from .history import History
-from .rig import Rig
+from .rig_plan import Rig
 from .run import Runner
 from .scan_archive import ScanMemory, ScanRecord
 

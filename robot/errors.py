@@ -1,4 +1,4 @@
-"""The one exception type of the robot package, and its config flavour."""
+"""The one exception type of the robot package, its config flavour, and a run stopped on request."""
 
 from __future__ import annotations
 
@@ -17,3 +17,7 @@ class ConfigError(RobotError):
     def __init__(self, message: str, problems: list[str] | None = None):
         super().__init__(message)
         self.problems = problems if problems is not None else [message]
+
+
+class Stopped(RobotError):
+    """The run was stopped on request."""

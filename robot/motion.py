@@ -36,9 +36,8 @@ from firmware_interface.steps import SPEED_MS
 from solver import InvalidState
 from solver.puzzles.cube.notation import MOVE_NAMES, parse_moves
 
-from .errors import RobotError
-from .rig import MotorCommand, SixAxisRig
-from .run import Stopped
+from .errors import RobotError, Stopped
+from .six_axis import MotorCommand, SixAxisRig
 
 log = logging.getLogger("robotd.motion")
 

@@ -1,144 +1,23 @@
-"""Rig kinematics: a move sequence becomes motor commands with a time estimate.
+"""``[rig]``: its ``kind`` picks the mechanism, and each kind is built from its own table.
 
-A six-motor rig has one motor per face. The planner merges two consecutive
-turns of opposite faces (``U D'``) into one simultaneous command when the rig
-allows it, which is where most of a six-motor rig's speed comes from. Other
-mechanisms (a two-servo flip-and-spin rig, say) plug in as another class with
-the same ``plan`` / ``estimate_s`` / ``status`` shape, registered in
+A six-motor rig (``robot.six_axis``) turns every face with its own motor; a
+two-servo flip/spin rig (``robot.flipspin``) re-poses the cube between moves.
+Both plan the same way for the Runner (``robot.rig_plan.Rig``); another
+mechanism plugs in as another class of that shape, registered in
 ``RIG_KINDS``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable
 
-from solver.puzzles.cube.geometry import FACES, OPPOSITE
-from solver.puzzles.cube.notation import format_moves, move_face, move_turns
+from solver.puzzles.cube.geometry import FACES
 
 from .config import Section
-
-
-@dataclass(frozen=True)
-class FaceTurn:
-    """One motor's part of a command: the face turn and what its motor is told."""
-
-    face: str
-    quarter_turns: int  # +1 clockwise, -1 counter-clockwise, +2 half turn (face seen from outside)
-    motor: str  # the firmware's name for the motor
-    motor_quarter_turns: int  # quarter_turns signed by the motor's mounting direction
-
-
-@dataclass(frozen=True)
-class MotorCommand:
-    """What the rig does at once: one face turn, or two opposite faces turning together."""
-
-    turns: tuple[FaceTurn, ...]
-    moves: tuple[int, ...]  # the solver move ids this command performs, in order
-    seconds: float  # estimated duration, settle time included
-
-    @property
-    def text(self) -> str:
-        return format_moves(self.moves)
-
-
-class PlannedStep(Protocol):
-    """What a rig's plan is made of (``MotorCommand``, the flip/spin rig's ``RigStep``)."""
-
-    @property
-    def moves(self) -> tuple[int, ...]: ...
-
-    @property
-    def seconds(self) -> float: ...
-
-    @property
-    def text(self) -> str: ...
-
-
-class Rig(Protocol):
-    @property
-    def kind(self) -> str: ...
-
-    def plan(self, moves: Sequence[int]) -> Sequence[PlannedStep]: ...
-
-    def planned_s(self, moves: Sequence[int]) -> float: ...
-
-    def status(self) -> dict: ...
-
-
-def signed_quarter_turns(move: int) -> int:
-    """U -> +1, U2 -> +2, U' -> -1."""
-    turns = move_turns(move)
-    return -1 if turns == 3 else turns
-
-
-def estimate_s(plan: Sequence[PlannedStep]) -> float:
-    """Estimated motor time of a plan in seconds."""
-    return sum(command.seconds for command in plan)
-
-
-@dataclass(frozen=True)
-class SixAxisRig:
-    """One motor per face; opposite faces may turn together when ``simultaneous_opposite``."""
-
-    motors: dict[str, str]
-    direction: dict[str, int]
-    quarter_turn_s: float
-    half_turn_s: float
-    settle_s: float
-    simultaneous_opposite: bool
-    kind: str = "six-axis"
-    # [rig.stepper]: per face (steps per quarter turn, top rate steps/s, accel steps/s²); None when absent
-    stepper: dict[str, tuple[int, int, float]] | None = None
-
-    def face_turn(self, move: int) -> FaceTurn:
-        face = FACES[move_face(move)]
-        quarters = signed_quarter_turns(move)
-        return FaceTurn(face, quarters, self.motors[face], quarters * self.direction[face])
-
-    def turn_seconds(self, move: int) -> float:
-        return self.half_turn_s if move_turns(move) == 2 else self.quarter_turn_s
-
-    def plan(self, moves: Sequence[int]) -> list[MotorCommand]:
-        """Motor commands for ``moves`` (solver move ids), merging opposite-face pairs."""
-        plan: list[MotorCommand] = []
-        index = 0
-        while index < len(moves):
-            move = moves[index]
-            pair = moves[index + 1] if index + 1 < len(moves) else None
-            if (
-                self.simultaneous_opposite
-                and pair is not None
-                and FACES[move_face(pair)] == OPPOSITE[FACES[move_face(move)]]
-            ):
-                group: tuple[int, ...] = (move, pair)
-            else:
-                group = (move,)
-            seconds = max(self.turn_seconds(m) for m in group) + self.settle_s
-            plan.append(MotorCommand(tuple(self.face_turn(m) for m in group), group, seconds))
-            index += len(group)
-        return plan
-
-    def planned_s(self, moves: Sequence[int]) -> float:
-        """Motor time ``moves`` would take on this rig."""
-        return estimate_s(self.plan(moves))
-
-    def status(self) -> dict:
-        return {
-            "kind": self.kind,
-            "motors": dict(self.motors),
-            "direction": dict(self.direction),
-            "simultaneous_opposite": self.simultaneous_opposite,
-            "timing": {
-                "quarter_turn_s": self.quarter_turn_s,
-                "half_turn_s": self.half_turn_s,
-                "settle_s": self.settle_s,
-            },
-            "stepper": None
-            if self.stepper is None
-            else {face: dict(zip(STEPPER_KEYS, values)) for face, values in self.stepper.items()},
-        }
+from .flipspin.rig import FlipSpinRig
+from .flipspin.timing import timing_from_config
+from .rig_plan import Rig
+from .six_axis import STEPPER_KEYS, SixAxisRig
 
 
 def six_axis_from_config(section: Section) -> SixAxisRig:
@@ -166,16 +45,14 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
     )
 
 
-STEPPER_KEYS = ("steps_per_quarter", "max_rate", "accel")
+def flip_spin_from_config(section: Section) -> FlipSpinRig:
+    """``[rig]`` for kind = "flip-spin" (``robot.schema.rig.FlipSpinTable``): the timing keys (see
+    ``robot.flipspin.timing``) and ``planner``."""
+    table = section.model
+    return FlipSpinRig(timing_from_config(table), table.planner)
 
 
-def _flip_spin_from_config(section: Section) -> Rig:
-    from .flipspin.rig import flip_spin_from_config
-
-    return flip_spin_from_config(section)
-
-
-RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_config, "flip-spin": _flip_spin_from_config}
+RIG_KINDS: dict[str, Callable[[Section], Rig]] = {"six-axis": six_axis_from_config, "flip-spin": flip_spin_from_config}
 
 
 def rig_from_config(section: Section) -> Rig:

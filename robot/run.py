@@ -33,10 +33,10 @@ from solver.api import DEFAULT_FALLBACK, DEFAULT_FALLBACK_BUDGET_S
 from solver.puzzles.cube.notation import move_length
 from solver.search.astar import DEFAULT_BUDGET_S
 
-from .errors import RobotError
+from .errors import RobotError, Stopped
 from .events import EventBus
 from .history import History
-from .rig import PlannedStep, Rig, estimate_s
+from .rig_plan import PlannedStep, Rig, estimate_s
 from .solving import RigSolver
 
 log = logging.getLogger("robotd")
@@ -83,10 +83,6 @@ class Jogging(Protocol):
     def jog(self, command: str) -> None: ...
 
     def jog_commands(self) -> list[str]: ...
-
-
-class Stopped(RobotError):
-    """The run was stopped on request."""
 
 
 @dataclass(frozen=True)
@@ -465,4 +461,4 @@ def _solver_name(solution: solver.Solution) -> str:
     return "pocket-table" if solution.puzzle == 2 else solution.details.get("solver", "neural-astar")
 
 
-__all__ = ["PHASES", "Jogging", "Runner", "RunSettings", "ScanRefused", "ScanResult", "Stopped", "is_solved"]
+__all__ = ["PHASES", "Jogging", "Runner", "RunSettings", "ScanRefused", "ScanResult", "is_solved"]

@@ -27,10 +27,9 @@ from collections.abc import Callable, Sequence
 
 from firmware_interface import LinkError
 
-from .errors import RobotError
+from .errors import RobotError, Stopped
 from .flipspin.pose import HOLD, OPEN, SPINNER, Op, Pose
 from .motion import MotionOverLink, describe_fault
-from .run import Stopped
 
 JOG_OPS = {
     op.text: op

@@ -20,8 +20,8 @@ from vision import PRESETS, ViewConfig, default_views, render_views
 
 from .config import Section
 from .errors import RobotError
-from .rig import SixAxisRig
 from .run import is_solved
+from .six_axis import SixAxisRig
 
 
 @dataclass(frozen=True)

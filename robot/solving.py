@@ -25,7 +25,7 @@ import solver
 from solver.api import Solution
 from solver.puzzles.cube.notation import move_length, simplify_moves
 
-from .rig import Rig
+from .rig_plan import Rig
 
 log = logging.getLogger(__name__)
 

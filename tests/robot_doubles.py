@@ -8,10 +8,11 @@ import numpy as np
 import solver
 from robot.config import Config
 from robot.daemon import Daemon
+from robot.errors import Stopped
 from robot.events import EventBus
 from robot.history import History
 from robot.rig import rig_from_config
-from robot.run import Runner, RunSettings, ScanResult, Stopped
+from robot.run import Runner, RunSettings, ScanResult
 
 SUFFIX = {1: "", 2: "2", -1: "'"}
 

@@ -18,7 +18,6 @@ from robot.flipspin import (
     FlipSpinTiming,
     Op,
     Pose,
-    flip_spin_from_config,
     plan_naive,
     plan_optimal,
     plan_scan,
@@ -28,7 +27,8 @@ from robot.flipspin import (
 from robot.flipspin.planner import axis_runs
 from robot.flipspin.pose import HOLD, OPEN
 from robot.flipspin.suited import renamed, seen_as
-from robot.rig import estimate_s
+from robot.rig import flip_spin_from_config
+from robot.rig_plan import estimate_s
 from solver.puzzles.cube.cubie import from_facelets, solved_facelets
 from solver.puzzles.cube.geometry import FACES, OPPOSITE, cube_rotation_permutation, face_turn_permutation
 from solver.puzzles.cube.notation import format_moves, move_face, move_turns

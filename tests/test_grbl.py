@@ -1,12 +1,16 @@
-"""GrblLink, its grblHAL codec and the simulated grblHAL board (grbl_sim.py)."""
+"""GrblLink, its grblHAL codec and the simulated grblHAL board (firmware_interface/grbl/).
+
+Status reports, alarms, feed holds, lines garbled with no checksum to catch
+it, faces beside the turning one: grbl's own. Turns, faulty lines, resets,
+silence and the e-stop, as MarlinLink has them too, are in test_line_links.py.
+"""
 
 import inspect
-import random
 import time
 
 import pytest
 
-from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, PortError
+from firmware_interface import ConfigError, DeviceFault, HandshakeError
 from firmware_interface.grbl.dialect import (
     LINE_NOISE_ERRORS,
     describe_alarm,
@@ -16,18 +20,11 @@ from firmware_interface.grbl.dialect import (
     parse_reply,
     parse_status,
 )
-from firmware_interface.grbl.link import GrblLink, GrblTiming
+from firmware_interface.grbl.link import GrblLink
 from firmware_interface.grbl.machine import GrblMachine
-from firmware_interface.grbl.simulator import SimulatedGrbl
 from firmware_interface.marlin.link import MarlinLink
+from line_rigs import FEED, SOLVED, estop_mid_move, ready, rigs
 from solver import apply
-from solver.puzzles.cube.cubie import solved_facelets
-
-SOLVED = solved_facelets(3)
-FEED = 270000.0  # a quarter turn (90 units) in 20 ms
-NAMES = {1: "", -1: "'", 2: "2", -2: "2"}
-OPPOSITE = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}
-
 
 # ---------------------------------------------------------------- codec
 
@@ -149,41 +146,8 @@ def test_the_simulated_board_speaks_grbl():
 
 @pytest.fixture
 def rig():
-    made = []
-
-    def make(sim_options=None, **link_options):
-        sim = SimulatedGrbl(**(sim_options or {}))
-        sim.start()
-        link = GrblLink(sim.path, **{"feed": FEED, **link_options})
-        made.append((sim, link))
-        return sim, link
-
-    yield make
-    for sim, link in made:
-        link.close()
-        sim.stop()
-
-
-def ready(link):
-    info = link.connect()
-    link.enable().wait(2)
-    link.home().wait(2)
-    return info
-
-
-def random_plan(count, seed):
-    rng = random.Random(seed)
-    entries, moves = [], []
-    for _ in range(count):
-        face, q = rng.choice("URFDLB"), rng.choice((1, -1, 2, -2))
-        if rng.random() < 0.3:
-            q2 = rng.choice((1, -1, 2))
-            entries.append(((face, q), (OPPOSITE[face], q2)))
-            moves += [face + NAMES[q], OPPOSITE[face] + NAMES[q2]]
-        else:
-            entries.append((face, q))
-            moves.append(face + NAMES[q])
-    return entries, " ".join(moves)
+    with rigs("grblhal") as make:
+        yield make
 
 
 def test_handshake_waits_for_the_banner_and_sets_the_board_up(rig):
@@ -214,10 +178,6 @@ def test_what_is_not_a_usable_grbl_board_fails_the_handshake(rig):
     sim, link = rig({"axis_count": 4, "axes": {"U": "X", "R": "Y", "F": "Z", "D": "A"}})
     with pytest.raises(HandshakeError, match="the board has axes XYZA; axes B, C are mapped to faces"):
         link.connect()
-    sim, link = rig(timing=GrblTiming(boot_timeout=0.6))
-    sim.go_silent()
-    with pytest.raises(HandshakeError, match="no grbl banner"):
-        link.connect()
 
 
 def test_a_board_that_starts_in_alarm_is_unlocked(rig):
@@ -226,23 +186,6 @@ def test_a_board_that_starts_in_alarm_is_unlocked(rig):
     assert not sim.info()["locked"]
     link.turn("F", -1).wait(2)
     assert sim.cube == apply(SOLVED, "F'")
-
-
-def test_turns_and_pairs_end_with_the_right_cube(rig):
-    scrambled = apply(SOLVED, "R U2 F' L D B2 R'")
-    sim, link = rig({"state": scrambled})
-    ready(link)
-    entries, moves = random_plan(25, seed=1)
-    motions = link.plan(entries)
-    for index, motion in enumerate(motions):
-        motion.wait(5)
-        # truthful: when a motion is done, the board has finished that move
-        assert len(sim.moves_done) >= index + 1
-    assert sim.cube == apply(scrambled, moves)
-    assert len(sim.moves_done) == 25
-    status = link.status()
-    assert status["healthy"] and status["done_through"] == motions[-1].mid and status["state"] == "Idle"
-    assert status["counters"]["resends"] == 0
 
 
 def test_work_positions_and_more_axes(rig):
@@ -254,25 +197,6 @@ def test_work_positions_and_more_axes(rig):
     link.plan([("D", 1), (("R", 2), ("L", -1)), ("U", -1)])[-1].wait(2)
     assert sim.cube == apply(SOLVED, "D R2 L' U'")
     assert link.query()["position"] == {"U": -90.0, "R": 180.0, "F": 0.0, "D": 90.0, "L": -90.0, "B": 0.0}
-
-
-def test_exactly_once_through_a_noisy_line(rig):
-    # grbl lines carry no checksum: a corrupted axis letter is a valid line to another face, which the link
-    # puts back or, when it moved together with an adjacent face, stops on as unsafe (the garbled-line tests
-    # below). Which line the seeded faults hit depends on thread timing, so corruption here goes to the host
-    # only: drops, doubles and noise bursts towards the board must never lose or double a turn.
-    faults = {"drop": 0.03, "duplicate": 0.03, "noise": 0.03, "seed": 11, "to_host": {"corrupt": 0.03}}
-    sim, link = rig({"faults": faults}, feed=FEED * 4)
-    ready(link)
-    state = SOLVED
-    for seed in (2, 3, 4):
-        entries, moves = random_plan(30, seed)
-        link.wait(link.plan(entries), timeout=30)
-        state = apply(state, moves)
-        assert sim.cube == state  # no turn lost, none doubled
-    board, counters = sim.info(), link.status()["counters"]
-    assert board["to_device"]["noise"] and board["to_device"]["dropped"] and board["to_host"]["corrupted"]
-    assert board["errors"] and counters["resends"] and link.status()["healthy"]
 
 
 @pytest.mark.parametrize(
@@ -325,36 +249,6 @@ def test_an_alarm_is_a_fault_that_says_what_it_means(rig):
     assert sim.cube == apply(SOLVED, "R U")
 
 
-def test_reset_mid_run_is_device_reset_then_reconnect_works(rig):
-    sim, link = rig()
-    ready(link)
-    motions = link.plan([("R", 1)] * 40)
-    motions[2].wait(2)
-    sim.reset()
-    with pytest.raises(DeviceReset):
-        motions[-1].wait(2)
-    assert not link.status()["connected"]
-    ready(link)
-    link.turn("U", 1).wait(2)
-
-
-def test_a_closed_port_is_port_error(rig):
-    sim, link = rig({"faults": {"close_after": 3}})
-    ready(link)
-    with pytest.raises(PortError):
-        link.wait(link.plan([("R", 1)] * 6), timeout=3)
-    assert not link.status()["connected"]
-
-
-def test_silence_is_device_silent(rig):
-    sim, link = rig(timing=GrblTiming(silence=0.5))
-    ready(link)
-    link.turn("R", 1).wait(2)
-    sim.go_silent()
-    with pytest.raises(DeviceSilent, match="no reply"):
-        link.turn("U", 1).wait(3)
-
-
 def test_a_feed_hold_nobody_asked_for_is_resumed(rig):
     sim, link = rig()
     ready(link)
@@ -367,28 +261,12 @@ def test_a_feed_hold_nobody_asked_for_is_resumed(rig):
     assert sim.cube == apply(SOLVED, "R U")
 
 
-def test_estop_stops_motion_then_clear_and_a_new_plan_work(rig):
+def test_after_an_estop_clear_and_a_new_plan_work(rig):
+    """The reset grblHAL stays in alarm (ALARM:3) until clear() unlocks it. The e-stop itself: test_line_links.py."""
     sim, link = rig()
     ready(link)
-    link.turn("L", 1).wait(2)
-    link.set_speed(1000).wait(1)  # a quarter turn in a second: stopped half-way
-    motions = link.plan([("R", 1)] * 5)
-    motions[0].wait_received(2)
-    resets, sent = len(sim.estop_times()), time.monotonic()
-    result = link.estop(wait=False).result(1)
-    acted = sim.estop_times()[resets:]
-    print(
-        f"\ngrblHAL e-stop: reported by the link after {result['acknowledged_s'] * 1000:.1f} ms, acted on by the "
-        f"board after {(acted[0] - sent) * 1000:.1f} ms"
-    )
-    assert acted and acted[0] >= sent
-    assert sim.info()["locked"] and sim.info()["planned"] == 0  # ALARM:3, nothing left to run
-    with pytest.raises(DeviceFault) as caught:
-        motions[-1].wait(1)
-    assert caught.value.code == "ESTOP" and link.status()["fault"]["code"] == "ESTOP"
-    with pytest.raises(DeviceFault):
-        link.turn("U", 1)
-    assert len(sim.moves_done) == 1 and sim.cube == apply(SOLVED, "L")  # the cut move never finished
+    estop_mid_move(sim, link)
+    assert sim.info()["locked"] and link.status()["fault"]["code"] == "ESTOP"
     assert link.clear()["state"] == "Idle" and not sim.info()["locked"]
     link.set_speed(20).wait(1)
     link.plan([("U", 1), (("F", 1), ("B", 1))])[-1].wait(2)

@@ -11,12 +11,12 @@ import solver
 from firmware_interface import DeviceFault
 from robot import assemble
 from robot.config import Config
-from robot.errors import RobotError
+from robot.errors import RobotError, Stopped
 from robot.events import EventBus
 from robot.history import History
 from robot.motion import describe_fault
 from robot.rig import rig_from_config
-from robot.run import Runner, RunSettings, Stopped
+from robot.run import Runner, RunSettings
 from robot_doubles import FAST_RIG, FLIP_SPIN
 from solver.puzzles.cube.geometry import cube_rotation_permutation
 

@@ -1,10 +1,15 @@
-"""MarlinLink, its G-code codec and the simulated Marlin 2.1 board (marlin_sim.py)."""
+"""MarlinLink, its G-code codec and the simulated Marlin 2.1 board (firmware_interface/marlin/).
+
+Here only what Marlin does alone: line numbers and checksums, Resend, busy
+keepalives, the M112 halt. The behaviour every line-based link shares is
+tested once per dialect in test_line_links.py.
+"""
 
 import time
 
 import pytest
 
-from firmware_interface import DeviceFault, DeviceReset, DeviceSilent
+from firmware_interface import DeviceFault
 from firmware_interface.marlin.dialect import (
     checksum,
     move_command,
@@ -13,15 +18,8 @@ from firmware_interface.marlin.dialect import (
     parse_reply,
     split_numbered,
 )
-from firmware_interface.marlin.link import MarlinLink, MarlinTiming
-from firmware_interface.marlin.simulator import SimulatedMarlin
+from line_rigs import SOLVED, estop_mid_move, ready, rigs
 from solver import apply
-from solver.puzzles.cube.cubie import solved_facelets
-
-SOLVED = solved_facelets(3)
-FEED = 270000.0  # a quarter turn (90 units) in 20 ms
-NAMES = {1: "", -1: "'", 2: "2", -2: "2"}
-
 
 # ---------------------------------------------------------------- codec
 
@@ -73,45 +71,8 @@ def test_move_encoding():
 
 @pytest.fixture
 def rig():
-    made = []
-
-    def make(sim_options=None, **link_options):
-        sim = SimulatedMarlin(**(sim_options or {}))
-        sim.start()
-        link = MarlinLink(sim.path, **{"feed": FEED, **link_options})
-        made.append((sim, link))
-        return sim, link
-
-    yield make
-    for sim, link in made:
-        link.close()
-        sim.stop()
-
-
-def ready(link):
-    info = link.connect()
-    link.enable().wait(2)
-    link.home().wait(2)
-    return info
-
-
-def random_plan(count, seed):
-    import random
-
-    rng = random.Random(seed)
-    entries, moves = [], []
-    for _ in range(count):
-        face = rng.choice("URFDLB")
-        q = rng.choice((1, -1, 2))
-        if rng.random() < 0.3:
-            other = {"U": "D", "D": "U", "R": "L", "L": "R", "F": "B", "B": "F"}[face]
-            q2 = rng.choice((1, -1, 2))
-            entries.append(((face, q), (other, q2)))
-            moves += [face + NAMES[q], other + NAMES[q2]]
-        else:
-            entries.append((face, q))
-            moves.append(face + NAMES[q])
-    return entries, " ".join(moves)
+    with rigs("marlin") as make:
+        yield make
 
 
 def test_handshake_waits_for_the_boot_banner(rig):
@@ -121,38 +82,6 @@ def test_handshake_waits_for_the_boot_banner(rig):
     assert info["motors"] == list("URFDLB")
     state = sim.info()
     assert state["relative"] and state["enabled"] and state["last_line"] == 3
-
-
-def test_turns_and_pairs_end_with_the_right_cube(rig):
-    sim, link = rig()
-    ready(link)
-    entries, moves = random_plan(25, seed=1)
-    motions = link.plan(entries)
-    for index, motion in enumerate(motions):
-        motion.wait(5)
-        # truthful: when a motion is done, the board has finished that move
-        assert len(sim.moves_done) >= index + 1
-    assert sim.cube == apply(SOLVED, moves)
-    assert len(sim.moves_done) == 25
-    assert link.status()["healthy"] and link.status()["done_through"] == motions[-1].mid
-
-
-@pytest.mark.parametrize("advanced_ok", [False, True])
-def test_exactly_once_through_a_lossy_line(rig, advanced_ok):
-    faults = {"drop": 0.05, "corrupt": 0.01, "duplicate": 0.01, "seed": 7}
-    sim, link = rig({"faults": faults, "advanced_ok": advanced_ok}, timing=MarlinTiming(probe_after=0.1), feed=FEED * 4)
-    ready(link)
-    entries, moves = random_plan(200, seed=2)
-    motions = link.plan(entries)
-    link.wait(motions, timeout=30)
-    link.query()  # M400 is behind every move: all done by M114's ok
-    assert sim.cube == apply(SOLVED, moves)
-    assert len(sim.moves_done) == 200  # no move doubled, none lost
-    numbers = [n for n, command in sim.accepted if n is not None and not command.startswith("M110")]
-    assert len(numbers) == len(set(numbers)) and numbers == sorted(numbers)
-    counts = sim.info()
-    assert counts["to_device"]["dropped"] and counts["to_host"]["dropped"] and counts["line_errors"]
-    assert link.status()["counters"]["resends"]
 
 
 def test_resend_is_honoured(rig):
@@ -180,29 +109,6 @@ def test_error_from_the_board_surfaces(rig):
     link.turn("R", 1).wait(2)
 
 
-def test_reset_mid_run_is_device_reset(rig):
-    sim, link = rig()
-    ready(link)
-    motions = link.plan([("R", 1)] * 40)
-    motions[2].wait(2)
-    sim.reset()
-    with pytest.raises(DeviceReset):
-        motions[-1].wait(2)
-    assert not link.status()["connected"]
-    ready(link)  # a new session works
-    link.turn("U", 1).wait(2)
-
-
-def test_silence_is_device_silent(rig):
-    sim, link = rig()
-    ready(link)
-    link.plan([("R", 1)] * 3)[0].wait(2)
-    sim.go_silent()
-    motion = link.turn("U", 1)
-    with pytest.raises(DeviceSilent, match="no reply"):
-        motion.wait(7)  # an earlier M400 is still unanswered: busy_silence (5 s) applies
-
-
 def test_a_lost_keepalive_during_m400_is_not_silence(rig):
     sim, link = rig({"busy_ms": 2500})  # as if every other keepalive of a 1.25 s M113 were lost
     ready(link)
@@ -211,26 +117,18 @@ def test_a_lost_keepalive_during_m400_is_not_silence(rig):
     assert link.status()["healthy"] and sim.cube == apply(SOLVED, "F")
 
 
-def test_estop_stops_the_queue_and_later_moves_fail(rig):
+def test_after_an_estop_the_board_stays_halted_until_reset(rig):
+    """M112 halts Marlin until a reset: clear() refuses and says so; connecting again (the port reopened, which
+    resets the board) goes on. The e-stop itself: test_line_links.py."""
     sim, link = rig()
     ready(link)
-    motions = link.plan([("R", 1)] * 50)
-    motions[1].wait(2)
-    sent = time.monotonic()
-    result = link.estop(wait=False).result(1)
-    assert result["acknowledged_s"] >= 0  # how fast: bench/controllers.py
-    assert sim.kill_times and sim.kill_times[0] >= sent
-    done = len(sim.moves_done)
-    time.sleep(0.1)
-    assert len(sim.moves_done) == done < 50
-    with pytest.raises(DeviceFault) as caught:
-        motions[-1].wait(1)
-    assert caught.value.code == "ESTOP"
-    with pytest.raises(DeviceFault):
-        link.turn("U", 1)
+    estop_mid_move(sim, link)
     with pytest.raises(DeviceFault, match="reset"):
         link.clear()
-    assert link.status()["halted"]
+    assert link.status()["halted"] and sim.info()["halted"]
+    ready(link)
+    link.turn("U", 1).wait(2)
+    assert sim.cube == apply(SOLVED, "L U")
 
 
 def test_busy_does_not_time_out(rig):

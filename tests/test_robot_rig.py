@@ -5,7 +5,8 @@ import pytest
 
 import solver
 from robot.config import Config
-from robot.rig import estimate_s, rig_from_config
+from robot.rig import rig_from_config
+from robot.rig_plan import estimate_s
 from solver.puzzles.cube.notation import FACES, format_moves, parse_moves
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 import solver
-from robot.rig import SixAxisRig
 from robot.run import RunSettings
+from robot.six_axis import SixAxisRig
 from robot.solving import RigSolver
 from solver.puzzles.cube.cubie import solved_facelets
 from solver.puzzles.cube.geometry import FACES

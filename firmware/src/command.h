@@ -1,4 +1,4 @@
-/* Sequenced commands: argument checks (steps.py parse_step) and queueing. */
+/* Sequenced commands: argument checks (firmware_interface/robotd/step_parser.py parse_step) and queueing. */
 #ifndef ROBOTD_COMMAND_H
 #define ROBOTD_COMMAND_H
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Device side of the protocol, following firmware_interface/firmware.py. */
+/* Device side of the protocol, following firmware_interface/robotd/device.py. */
 #include <string.h>
 #include "protocol.h"
 #include "boot_id.h"

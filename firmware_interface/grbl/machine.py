@@ -6,7 +6,7 @@ from 0x80 up dropped); lines cleaned as grbl does (blanks and control
 characters dropped, lower case raised, ``(...)`` and ``;`` comments
 removed) and answered ``ok`` or ``error:N``; a planner of blocks that take
 path length / F; states Idle, Run, Hold:1 (decelerating, ``hold_s``) and
-Hold:0, Alarm. G-code (grbl_words.py reads the words): G0 G1 G4 G17-19 G20
+Hold:0, Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
 G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
 no-ops, F N P S T words, and the errors of malformed or conflicting words;
 arcs, probing, G10, G28/G30, tool offsets and canned cycles are not

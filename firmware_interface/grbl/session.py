@@ -5,7 +5,7 @@ its lock with the time and a ``write`` function; future results are queued
 on ``after`` and set once the lock is released (as ``transport.Transport``
 does for robotd's own protocol).
 
-Jobs (grbl_jobs.py, judged by its ``Referee``): ``move``; ``line``, done
+Jobs (jobs.py, judged by its ``Referee``): ``move``; ``line``, done
 on its ``ok`` (``$I``, the modal setup); ``unlock`` (``$X``), done once a
 report after its ok is not Alarm; ``sync`` and ``home``, no line: the
 machine position of an Idle report becomes the targets (``home`` also makes
@@ -29,7 +29,9 @@ from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from ..errors import AckTimeout, DeviceFault, DeviceReset, DeviceSilent, LinkError
+from ..errors import DeviceFault, DeviceReset, DeviceSilent, LinkError
+from ..line_estop import PendingEstop
+from ..motion import settle_after
 from .dialect import (
     CYCLE_START,
     FEED_HOLD,
@@ -113,19 +115,12 @@ class GrblSession:
         self.hello: Future | None = None
         self.banner_at: float | None = None
         self.next_reset = 0.0
-        self.estop: list | None = None  # [future, sent at, next retry]
+        self.estop: PendingEstop | None = None
         self.letters: str | None = None  # the board's axes, from $I or the first report
         self.build: dict[str, str] = {}  # $I lines: VER, OPT, AXS, FIRMWARE, ...
 
     def resolve(self, future: Future | None, value=None, error: BaseException | None = None) -> None:
-        if future is None:
-            return
-
-        def settle():
-            if not future.done():
-                future.set_exception(error) if error is not None else future.set_result(value)
-
-        self.after.append(settle)
+        settle_after(self.after, future, value, error)
 
     def machine(self, status: Status) -> dict[str, float] | None:
         """Machine position of our axes from a report (WPos plus the latest WCO when it gives WPos)."""
@@ -350,8 +345,8 @@ class GrblSession:
     def tick(self, now: float) -> None:
         if self.hello is not None:
             return self.handshake_tick(now)
-        if self.estop is not None:
-            self.estop_tick(now)
+        if self.estop is not None and self.estop.tick(now):
+            self.estop = None
         if not self.jobs or self.fault is not None:
             return
         job = self.jobs[0]
@@ -399,26 +394,13 @@ class GrblSession:
     def begin_estop(self, future: Future, now: float) -> None:
         self.send(FEED_HOLD)
         self.soft_reset(now)
-        self.estop = [future, now, now + self.timing.estop_retry]
+        self.estop = PendingEstop(
+            future, now, timing=self.timing, what="soft reset", port=self.port, resend=self.soft_reset, after=self.after
+        )
         message = "emergency stop (feed hold, soft reset): clear() unlocks grblHAL ($X) before it moves again"
         self.fail(DeviceFault(message, code="ESTOP", port=self.port), dead=False)
 
     def estop_seen(self, now: float) -> None:
         if self.estop is not None:
-            future, sent, _ = self.estop
-            self.estop = None
-            self.resolve(future, {"acknowledged_s": round(now - sent, 4), "done_through": self.done_mid})
-
-    def estop_tick(self, now: float) -> None:
-        if self.estop is None:
-            return
-        future, sent, retry = self.estop
-        if now - sent > self.timing.estop_timeout:
-            self.estop = None
-            self.resolve(
-                future,
-                error=AckTimeout(f"soft reset not confirmed within {self.timing.estop_timeout} s", port=self.port),
-            )
-        elif now >= retry:
-            self.estop[2] = now + self.timing.estop_retry
-            self.soft_reset(now)
+            estop, self.estop = self.estop, None
+            estop.confirm(now, self.done_mid)

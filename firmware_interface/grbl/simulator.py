@@ -1,7 +1,7 @@
 """A simulated grblHAL board on a pseudo-terminal, for ``GrblLink`` tests and dry runs.
 
 ``SimulatedGrbl(...).start()`` returns a pty path. A thread runs a
-``GrblMachine`` (grbl_machine.py: what the board does) behind a simulated
+``GrblMachine`` (machine.py: what the board does) behind a simulated
 wire. Each finished segment (planner block) turns the ``VirtualCube``
 faces of the axes it moved by their motion in quarter turns (from the
 positions before and after, so a face taken away and back ends where it

@@ -5,7 +5,7 @@ value words and axis words, or raises ``LineError`` with the error number
 grbl would answer: 1 (a word without its letter), 2 (a letter without a
 number), 20 (a code or letter it does not take), 21 (two codes of one
 modal group), 25 (a word twice) or 4 (a negative F, N, P, S or T). Only
-the G codes the simulator models are taken (grbl_machine.py lists them).
+the G codes the simulator models are taken (machine.py lists them).
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError, PortError
-from ..motion import Motion, result_within
+from ..motion import Motion, result_within, settle
 from ..steps import Step
 from . import dialect as mp
 from .port import MaestroPort
@@ -170,8 +170,7 @@ class MaestroLink:
     def _settle(job: _Job, value=None, error: BaseException | None = None) -> None:
         futures = [job.future] + ([job.motion.received] if job.motion is not None else [])
         for future in futures:
-            if not future.done():
-                future.set_exception(error) if error is not None else future.set_result(value)
+            settle(future, value, error)
 
     def latch(self, err: LinkError, dead: bool) -> LinkError:
         """Make ``err`` the link's fault (a dead one replaces a live one), wake the worker, fail the queue."""

@@ -1,7 +1,7 @@
 """What ``MaestroLink``'s worker does, job by job, and what it knows of the servos it holds.
 
 Each job talks to the Maestro through ``MaestroPort`` and checks the result by reading it back
-(maestro_link.py explains the rules). ``targets`` is what each channel was last told (0: off),
+(link.py explains the rules). ``targets`` is what each channel was last told (0: off),
 kept in the order the packets went out on the wire.
 """
 

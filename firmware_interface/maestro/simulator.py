@@ -5,7 +5,7 @@
 (a data byte where a command byte belonged, an unknown command or a channel it lacks: protocol error;
 a wrong CRC byte when ``crc``: CRC error), get position / moving state / errors / script status are
 answered with exactly their bytes, and get errors clears the register. Each channel's pulse moves
-under its speed and acceleration limits and the servo's horn follows it (maestro_servo.py); targets
+under its speed and acceleration limits and the servo's horn follows it (servo.py); targets
 are clamped into the channel's ``limits``. A ``mechanism`` (e.g. ``FlipSpinMechanism``) is told of
 the horns as they move: ``mechanism.servo_moved({channel: µs or None}, now)``.
 

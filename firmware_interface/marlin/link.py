@@ -7,33 +7,15 @@ unchanged. One stepper per face, on a Marlin axis each (default U:X R:Y F:Z
 D:I L:J B:K); a face turn of q quarter turns is a relative ``G1`` of
 ``q * units_per_quarter``, two opposite faces one ``G1`` with both axes.
 
-Protocol (gcode.py has the line format and the replies):
+Protocol (dialect.py has the line format and the replies, session.py the
+rules for the lines in flight: numbering, oks, resends, errors, silence):
 
 * connect: the board usually resets when the port opens; ``N0 M110 N0`` is
   repeated until an ``ok`` comes (sooner after the ``start`` banner), then
   ``G91``. ``info["protocol"]`` is 1 (no MOTOR/SPEED frames), ``dialect``
   is ``marlin``.
-* Every line is numbered and checksummed; at most ``buffer`` lines await
-  their ``ok``. ``Resend: n`` sends again from line n (Marlin has already
-  dropped the lines after the bad one, and refuses any line number it has
-  seen: nothing runs twice).
-* Truthful completion: each move is ``G1`` then ``M400``; Marlin answers
-  M400 only once the planner is empty, and that ``ok`` completes the
-  motion. Cost: the planner drains between moves (no look-ahead blending,
-  one round trip per move; about 1-3 ms on USB), which a cube rig, whose
-  faces must stop square before the next turn anyway, hardly notices.
-* Plain ``ok`` carries no line number, so oks are counted (the ``ok`` that
-  follows a ``Resend`` belongs to the refused line). With ADVANCED_OK
-  (``ok N<n> ...``) the number is used instead and counting is not needed.
-  When nothing is heard for ``probe_after`` while lines await an ok (a
-  lost line or a lost ok), the oldest such line is sent again: Marlin runs
-  it if it never got it, or answers ``Resend: last+1``, which tells what it
-  has done.
-* ``Error:`` other than a bad line number or checksum is a ``DeviceFault``
-  (code ERROR, or HALTED for kill()); ``start`` while connected is a
-  ``DeviceReset``; nothing heard for ``silence`` s while a line awaits its
-  ok (``busy: processing`` counts as heard; ``busy_silence`` while an M400
-  waits, since a lost keepalive is no sign of a dead board) is ``DeviceSilent``.
+* Truthful completion: each move is ``G1`` then ``M400``, done on the
+  ``ok`` to its M400 (Marlin answers it only once the planner is empty).
 * ``estop()`` writes ``M112`` at once, ahead of the queue (Marlin's
   EMERGENCY_PARSER acts on it on receipt) and repeats it until Marlin says
   it halted. A halted Marlin ignores everything until reset: ``clear()``
@@ -46,56 +28,22 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
 
 from solver.puzzles.cube.geometry import OPPOSITE
 
-from ..errors import (
-    AckTimeout,
-    ConfigError,
-    DeviceFault,
-    DeviceReset,
-    DeviceSilent,
-    HandshakeError,
-    LinkError,
-    PortError,
-)
+from ..errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError
 from ..line_port import LinePort
 from ..motion import Motion, result_within
 from ..steps import Step
-from .dialect import DEFAULT_AXES, move_command, numbered, parse_position, parse_reply, reset_line_numbers
+from .dialect import DEFAULT_AXES, move_command, parse_reply
+from .session import MarlinSession
+from .timing import MarlinTiming
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class MarlinTiming:
-    """Everything MarlinLink waits for, in seconds."""
-
-    baudrate: int = 115200
-    boot_timeout: float = 5.0  # connect(): the board's bootloader and banner take up to ~2 s
-    sync_interval: float = 0.5  # repeat M110 this often during connect
-    settle: float = 0.1  # after the handshake ok: late oks of repeated M110s are ignored
-    probe_after: float = 0.4  # nothing heard with lines awaiting ok: send the oldest again
-    silence: float = 2.0  # DeviceSilent after this long without a reply
-    busy_silence: float = 5.0  # ... or this long after ``busy: processing``
-    reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
-    estop_retry: float = 0.05
-    estop_timeout: float = 0.5
-    query_timeout: float = 2.0
-    write_timeout: float = 0.5
-    poll: float = 0.005
-
-
-@dataclass
-class _Line:
-    n: int
-    text: str
-    motion: Motion | None = None
-    role: str = ""  # "received" (the G1 of a move) or "completed"
-    future: Future | None = None  # query(): M114's position
+__all__ = ["MarlinLink", "MarlinTiming"]
 
 
 class MarlinLink(LinePort):
@@ -123,251 +71,43 @@ class MarlinLink(LinePort):
         if units_per_quarter <= 0 or feed <= 0 or buffer < 1:
             raise ConfigError("units_per_quarter, feed and buffer must be positive")
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
-        self.timing, self.buffer, self._history_size = timing or MarlinTiming(), buffer, history
+        self.timing, self.buffer = timing or MarlinTiming(), buffer
         self._lock = threading.Lock()
-        self._after: list = []
+        self._after: list[Callable[[], None]] = []
         self._ser = None
         self._thread: threading.Thread | None = None
         self._closing = False
         self._info: dict | None = None
-        self._banner: str | None = None
-        self._next_mid, self._done_mid = 1, 0
-        self.counters = {
-            "lines_sent": 0,
-            "lines_confirmed": 0,
-            "resends": 0,
-            "line_errors": 0,
-            "probes": 0,
-            "busy": 0,
-            "stray_oks": 0,
-            "motions_done": 0,
-        }
-        self._reset_session(0.0)
-
-    def _reset_session(self, now: float) -> None:
-        self._connected = self._dead = self._halted = self._advanced = self._busy = self._probing = False
-        self._fault: LinkError | None = None
-        self._hello: Future | None = None
-        self._hello_due = self._hold_until = self._last_probe = 0.0
-        self._last_rx = self._waiting_since = now
-        self._next_n, self._swallow, self._received_n = 1, 0, 0
-        self._unsent: deque[_Line] = deque()
-        self._unconf: deque[_Line] = deque()
-        self._history: dict[int, _Line] = {}
-        self._estop: list | None = None  # [future, sent at, next retry]
-        self._position: dict | None = None
+        self._next_mid = 1
         self._rx = bytearray()
+        self._session = MarlinSession(
+            timing=self.timing,
+            port=port,
+            buffer=buffer,
+            history=history,
+            write=self._write,
+            after=self._after,
+            on_fault=self._log_fault,
+        )
+        self.counters = self._session.counters
 
-    # ------------------------------------------------------------ lock, port, I/O thread
-
-    def _resolve(self, future: Future | None, value=None, error: BaseException | None = None) -> None:
-        def settle():
-            if future is not None and not future.done():
-                future.set_exception(error) if error is not None else future.set_result(value)
-
-        self._after.append(settle)
+    # ------------------------------------------------------------ port and I/O thread
 
     def _on_raw_line(self, raw: bytes, now: float) -> None:
-        self._on_line(raw.decode("ascii", "replace").strip(), now)
-
-    def _port_lost(self, why: str) -> None:
-        self._fail(PortError(why, port=self.port), dead=True)
-
-    # ------------------------------------------------------------ replies
-
-    def _on_line(self, text: str, now: float) -> None:
-        if not text:
-            return
-        reply = parse_reply(text)
-        self._last_rx, self._busy = now, reply.kind == "busy"
-        log.debug("%s < %s", self.port, text)
-        if reply.kind == "banner":
-            self._banner = f"Marlin {reply.text}"
-        if self._hello is not None:
-            return self._handshake_reply(reply, now)
-        if reply.kind == "ok":
-            self._on_ok(reply)
-        elif reply.kind == "resend":
-            self._on_resend(reply.n)
-        elif reply.kind == "busy":
-            self.counters["busy"] += 1
-        elif reply.kind == "position":
-            self._position = parse_position(reply.text)
-        elif reply.kind == "error":
-            self._on_error(reply, now)
-        elif reply.kind == "start" and self._connected:
-            self._fail(
-                DeviceReset("the board reset (start banner): queued moves are lost, connect() again", port=self.port),
-                dead=True,
-            )
-        self._pump(now)
-
-    def _handshake_reply(self, reply, now: float) -> None:
-        if reply.kind == "ok":
-            self._resolve(self._hello, True)
-            self._hello = None
-            self._hold_until = now + self.timing.settle
-        elif reply.kind in ("start", "banner"):
-            self._hello_due = now + 0.05  # it just booted: greet it once the banner is out
-
-    def _on_ok(self, reply) -> None:
-        if reply.n is not None:
-            self._advanced, self._received_n = True, max(self._received_n, reply.n)
-            while self._unconf and self._unconf[0].n <= reply.n:
-                self._confirm(self._unconf.popleft())
-            while self._unsent and self._unsent[0].n <= reply.n:
-                self._confirm(self._unsent.popleft())
-        elif self._advanced:
-            pass  # the ok after a Resend: no line of ours
-        elif self._swallow:
-            self._swallow -= 1
-        elif self._unconf and time.monotonic() >= self._hold_until:
-            self._confirm(self._unconf.popleft())
-        else:
-            self.counters["stray_oks"] += 1
-
-    def _on_resend(self, n: int | None) -> None:
-        self.counters["resends"] += 1
-        if n is None or not 1 <= n <= self._next_n:
-            return  # misread: the next Resend will say it again
-        if n <= self._received_n:
-            return  # an old Resend doubled by the line: "ok N" said n arrived
-        if self._probing:  # answering our probe: Marlin was idle, all before n ran
-            while self._unconf and self._unconf[0].n < n:
-                self._confirm(self._unconf.popleft())
-            self._probing, self._swallow = False, 0
-        if not self._advanced:
-            self._swallow += 1
-        again = [line for line in self._unconf if line.n >= n]
-        first = again[0].n if again else (self._unsent[0].n if self._unsent else self._next_n)
-        older = [self._history[k] for k in range(n, first) if k in self._history]
-        if len(older) != first - n:
-            return self._fail(
-                LinkError(f"Marlin asks for line {n} again, which is no longer kept", port=self.port), dead=True
-            )
-        self._unconf = deque(line for line in self._unconf if line.n < n)
-        self._unsent.extendleft(reversed([_Line(o.n, o.text) for o in older] + again))
-
-    def _on_error(self, reply, now: float) -> None:
-        if reply.line_error:
-            self.counters["line_errors"] += 1
-            return
-        if reply.halted:
-            self._halted = True
-            if self._estop is not None:
-                future, sent, _ = self._estop
-                self._resolve(future, {"acknowledged_s": round(now - sent, 4), "done_through": self._done_mid})
-                self._estop = None
-                return
-            return self._fail(
-                DeviceFault(
-                    f"Marlin halted: {reply.text} (reset the board, then connect())", code="HALTED", port=self.port
-                ),
-                dead=False,
-            )
-        self._fail(DeviceFault(f"Marlin reported: Error:{reply.text}", code="ERROR", port=self.port), dead=False)
-
-    def _confirm(self, line: _Line) -> None:
-        self.counters["lines_confirmed"] += 1
-        motion = line.motion
-        if line.future is not None:
-            self._resolve(line.future, dict(self._position or {}))
-        if motion is None:
-            return
-        self._resolve(motion.received, True)
-        if line.role == "completed" and not motion.completed.done():
-            self._resolve(motion.completed, {"mid": motion.mid, "command": motion.command, "line": line.n})
-            self._done_mid = max(self._done_mid, motion.mid)
-            self.counters["motions_done"] += 1
-
-    # ------------------------------------------------------------ sending, timers, faults
-
-    def _pump(self, now: float) -> None:
-        while (
-            self._unsent
-            and len(self._unconf) < self.buffer
-            and now >= self._hold_until
-            and self._fault is None
-            and self._connected
-        ):
-            line = self._unsent.popleft()
-            if not self._unconf:
-                self._waiting_since = now
-            self._unconf.append(line)
-            self.counters["lines_sent"] += 1
-            self._write(numbered(line.n, line.text))
+        text = raw.decode("ascii", "replace").strip()
+        if text:
+            log.debug("%s < %s", self.port, text)
+            self._session.on_line(parse_reply(text), now)
 
     def _tick(self, now: float) -> None:
-        if self._hello is not None and now >= self._hello_due:
-            self._hello_due = now + self.timing.sync_interval
-            self._write(reset_line_numbers())
-        if self._estop is not None:
-            self._estop_tick(now)
-        self._pump(now)
-        if not self._unconf or self._fault is not None:
-            return
-        quiet = now - max(self._last_rx, self._waiting_since)
-        if quiet > self._silence_limit():
-            self._fail(
-                DeviceSilent(
-                    f"no reply for {quiet:.1f} s with line {self._unconf[0].n} ({self._unconf[0].text}) unanswered",
-                    port=self.port,
-                ),
-                dead=True,
-            )
-        elif not self._busy and quiet > self.timing.probe_after and now - self._last_probe > self.timing.probe_after:
-            line, self._last_probe, self._probing, self._swallow = self._unconf[0], now, True, 0
-            self.counters["probes"] += 1
-            self._write(numbered(line.n, line.text))
+        self._session.tick(now)
 
-    def _silence_limit(self) -> float:
-        """How long a quiet board is waited for: longer while it is busy or may be.
+    def _port_lost(self, why: str) -> None:
+        self._session.fail(PortError(why, port=self.port), dead=True)
 
-        An M400 is answered only once the planner is empty; meanwhile Marlin
-        says ``busy: processing`` every M113 interval, and one of those lost
-        on a noisy line must not end the session.
-        """
-        if self._busy or self._unconf[0].text.startswith("M400"):
-            return self.timing.busy_silence
-        return self.timing.silence
-
-    def _estop_tick(self, now: float) -> None:
-        if self._estop is None:
-            return
-        future, sent, retry = self._estop
-        if now - sent > self.timing.estop_timeout:
-            self._estop = None
-            self._resolve(
-                future, error=AckTimeout(f"M112 not confirmed within {self.timing.estop_timeout} s", port=self.port)
-            )
-        elif now >= retry:
-            self._estop[2] = now + self.timing.estop_retry
-            self._write(b"M112\n")
-
-    def _fail(self, err: LinkError, dead: bool) -> None:
-        err.done_through = self._done_mid
-        if self._fault is None or (dead and not self._dead):
-            self._fault = err
-            if not self._closing:
-                log.error("%s", err)
-        self._dead |= dead
-        for line in (*self._unconf, *self._unsent):
-            for future in (line.future,) if line.motion is None else (line.motion.received, line.motion.completed):
-                if future is not None:
-                    self._resolve(future, error=self._fault)
-        self._unconf.clear()
-        self._unsent.clear()
-        if dead and self._hello is not None:
-            self._resolve(self._hello, error=err)
-
-    def _queue(
-        self, text: str, motion: Motion | None = None, role: str = "completed", future: Future | None = None
-    ) -> None:
-        line = _Line(self._next_n, text, motion, role, future)
-        self._next_n += 1
-        self._history[line.n] = line
-        self._history.pop(line.n - self._history_size, None)
-        self._unsent.append(line)
+    def _log_fault(self, err: LinkError) -> None:
+        if not self._closing:
+            log.error("%s", err)
 
     # ------------------------------------------------------------ connect
 
@@ -375,33 +115,35 @@ class MarlinLink(LinePort):
         """Open the port (again after a halt: that resets most boards), sync line numbers, set G91."""
         if self._closing:
             raise LinkError("the link was closed", port=self.port)
-        self._open_port(fresh=self._halted or self._dead)
+        session = self._session
+        self._open_port(fresh=session.halted or session.dead)
         hello: Future = Future()
         with self._lock:
             now = time.monotonic()
-            if self._unconf or self._unsent:
-                self._fail(LinkError("a new session replaced the one this was sent in", port=self.port), dead=True)
-            self._reset_session(now)
-            self._hello = hello
+            if session.unconf or session.unsent:
+                session.fail(LinkError("a new session replaced the one this was sent in", port=self.port), dead=True)
+            session.reset(now)
+            self._rx = bytearray()
+            session.hello = hello
         self._run_after()
         try:
             hello.result(timeout=self.timing.boot_timeout)
         except TimeoutError:
             with self._lock:
-                self._hello = None
+                session.hello = None
             raise HandshakeError(
                 f"no ok to M110 within {self.timing.boot_timeout} s (not Marlin, wrong baud "
                 f"rate, or halted: press reset)",
                 port=self.port,
             ) from None
         with self._lock:
-            self._connected = True
-            self._queue("G91")
+            session.connected = True
+            session.queue("G91")
             self._info = {
                 "port": self.port,
                 "protocol": 1,
                 "dialect": "marlin",
-                "firmware": self._banner,
+                "firmware": session.banner,
                 "motors": list(self.axes),
                 "axes": dict(self.axes),
                 "window": self.buffer,
@@ -424,16 +166,16 @@ class MarlinLink(LinePort):
             motion = Motion(Step(verb, self._next_mid, tuple(turns)))
             self._next_mid += 1
             for i, text in enumerate(texts):
-                self._queue(text, motion, "completed" if i == len(texts) - 1 else "received")
-            self._pump(time.monotonic())
+                self._session.queue(text, motion, "completed" if i == len(texts) - 1 else "received")
+            self._session.pump(time.monotonic())
         self._run_after()
         return motion
 
     def _check_usable(self) -> None:
-        if not self._connected:
+        if not self._session.connected:
             raise LinkError("not connected: call connect() first", port=self.port)
-        if self._fault is not None:
-            raise self._fault
+        if self._session.fault is not None:
+            raise self._session.fault
 
     def enable(self, motors=()) -> Motion:
         return self._submit("ENABLE", ["M17"])
@@ -487,10 +229,10 @@ class MarlinLink(LinePort):
                 motion = Motion(Step("TURN" if len(turns) == 1 else "PAIR", self._next_mid, tuple(turns)))
                 self._next_mid += 1
                 axes = [(self.axes[face], q) for face, q in turns]
-                self._queue(move_command(axes, self.units_per_quarter, self.feed), motion, "received")
-                self._queue("M400", motion, "completed")
+                self._session.queue(move_command(axes, self.units_per_quarter, self.feed), motion, "received")
+                self._session.queue("M400", motion, "completed")
                 motions.append(motion)
-            self._pump(time.monotonic())
+            self._session.pump(time.monotonic())
         self._run_after()
         return motions
 
@@ -500,7 +242,7 @@ class MarlinLink(LinePort):
     def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
         if motions is None:
             with self._lock:
-                lines = (*self._unconf, *self._unsent)
+                lines = (*self._session.unconf, *self._session.unsent)
                 motions = list({id(line.motion): line.motion for line in lines if line.motion}.values())
         return [m.wait(timeout) for m in motions]
 
@@ -510,14 +252,7 @@ class MarlinLink(LinePort):
         with self._lock:
             if self._ser is None:
                 raise PortError("emergency stop impossible: the port is not open", port=self.port)
-            now = time.monotonic()
-            self._write(b"M112\n")
-            self._estop = [future, now, now + self.timing.estop_retry]
-            self._halted = True
-            self._fail(
-                DeviceFault("emergency stop (M112): Marlin is halted until reset", code="ESTOP", port=self.port),
-                dead=False,
-            )
+            self._session.begin_estop(future, time.monotonic())
         self._run_after()
         return future.result() if wait else future
 
@@ -526,16 +261,17 @@ class MarlinLink(LinePort):
         future: Future = Future()
         with self._lock:
             self._check_usable()
-            self._queue("M114", future=future)
-            self._pump(time.monotonic())
+            self._session.queue("M114", future=future)
+            self._session.pump(time.monotonic())
         self._run_after()
         position = result_within(future, timeout or self.timing.query_timeout, "no answer to M114")
         faces = {face: position.get(axis) for face, axis in self.axes.items()}
-        return {"position": faces, "done_through": self._done_mid, "halted": self._halted}
+        return {"position": faces, "done_through": self._session.done_mid, "halted": self._session.halted}
 
     def clear(self, timeout: float | None = None) -> dict:
         with self._lock:
-            if self._halted:
+            session = self._session
+            if session.halted:
                 raise DeviceFault(
                     "Marlin is halted (M112 or kill()) and ignores everything until it is reset: "
                     "press reset or power-cycle the board, then connect() (reopening the port "
@@ -543,19 +279,20 @@ class MarlinLink(LinePort):
                     code="HALTED",
                     port=self.port,
                 )
-            if self._dead or not self._connected:
-                raise self._fault or LinkError("not connected: call connect() first", port=self.port)
-            self._fault = None
+            if session.dead or not session.connected:
+                raise session.fault or LinkError("not connected: call connect() first", port=self.port)
+            session.fault = None
         return self.query(timeout)
 
     def status(self) -> dict:
         with self._lock:
-            fault = self._fault
+            session = self._session
+            fault = session.fault
             return {
                 "port": self.port,
-                "connected": self._connected and not self._dead,
-                "healthy": self._connected and fault is None,
-                "halted": self._halted,
+                "connected": session.connected and not session.dead,
+                "healthy": session.connected and fault is None,
+                "halted": session.halted,
                 "fault": None
                 if fault is None
                 else {
@@ -565,13 +302,13 @@ class MarlinLink(LinePort):
                     "done_through": fault.done_through,
                 },
                 "handshake": dict(self._info) if self._info else None,
-                "last_heard_s": round(time.monotonic() - self._last_rx, 4) if self._connected else None,
-                "in_flight": len(self._unconf),
-                "backlog": len(self._unsent),
-                "done_through": self._done_mid,
-                "next_line": self._next_n,
-                "advanced_ok": self._advanced,
-                "counters": dict(self.counters),
+                "last_heard_s": round(time.monotonic() - session.last_rx, 4) if session.connected else None,
+                "in_flight": len(session.unconf),
+                "backlog": len(session.unsent),
+                "done_through": session.done_mid,
+                "next_line": session.next_n,
+                "advanced_ok": session.advanced,
+                "counters": dict(session.counters),
             }
 
     def close(self) -> None:
@@ -579,7 +316,7 @@ class MarlinLink(LinePort):
             if self._closing:
                 return
             self._closing = True
-            self._fail(LinkError("the link was closed before this was done", port=self.port), dead=True)
+            self._session.fail(LinkError("the link was closed before this was done", port=self.port), dead=True)
         self._run_after()
         self._close_port()
 

@@ -25,7 +25,7 @@ from ..faults import FaultConfig
 from ..faulty_line import FaultyLine
 from ..virtual_cube import VirtualCube
 
-FIRMWARE_DIR = Path(os.environ.get("ROBOTD_FIRMWARE_DIR", Path(__file__).resolve().parents[1] / "firmware"))
+FIRMWARE_DIR = Path(os.environ.get("ROBOTD_FIRMWARE_DIR", Path(__file__).resolve().parents[2] / "firmware"))
 BOARDS = ("ramps", "header")
 _TOOLS = {"avr-gcc": "gcc-avr avr-libc", "make": "make", "cc": "gcc"}
 _PACKAGES = "gcc-avr avr-libc simavr libsimavr-dev libsimavrparts1 libelf-dev make gcc"

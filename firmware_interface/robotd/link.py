@@ -33,46 +33,35 @@ newest fault dumps stay (``framelog.LogLimits``).
 A device fault (stall, limit, emergency stop, ...) is cleared with
 ``clear()``; a reset, silence, unplug or retransmission failure needs
 ``connect()`` again (then home the rig: its position is unknown).
+
+Where the parts live: port.py (the port, the I/O thread, the lock and fault
+reports: ``RigPort``, the base class), handshake.py (greeting the device),
+transport.py and flow.py (the protocol's state machine), commands.py (the
+command set, mixed in).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import random
-import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from contextlib import contextmanager
 
-import serial
-
-from ..errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError, ProtocolVersionError
+from ..errors import ConfigError, DeviceFault, LinkError, PortError
 from ..motion import Motion, result_within
-from ..serial_port import open_serial
 from ..steps import CLEAR, RIGS, Rig, Step
 from .commands import RigCommands
-from .framelog import LogLimits, TrafficLog
-from .protocol import (
-    PROTOCOL_VERSION,
-    PROTOCOL_VERSIONS,
-    Boot,
-    DecodeError,
-    Decoder,
-    Hello,
-    HelloReply,
-    Text,
-    next_mid,
-    parse_device,
-)
+from .framelog import LogLimits
+from .handshake import Handshake
+from .outgoing import Outgoing
+from .port import RigPort
+from .protocol import DecodeError, HelloReply, Text, next_mid, parse_device
 from .timing import LinkTiming
-from .transport import Outgoing, Transport, report_dict
-
-log = logging.getLogger(__name__)
+from .transport import Transport, report_dict
 
 
-class RigLink(RigCommands):
+class RigLink(RigPort, RigCommands):
     """A connection to one rig's firmware (see the module docstring for threads and faults)."""
 
     def __init__(
@@ -88,136 +77,29 @@ class RigLink(RigCommands):
     ):
         if not isinstance(port, str) or not port:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
-        self.port = port
-        self.timing = timing or LinkTiming.for_port(port)
-        self._lock = threading.Lock()
-        self._after: list[Callable[[], None]] = []
-        self._traffic = TrafficLog(log_size, trace, log_limits or LogLimits())
-        self._fault_log_dir, self._on_fault = fault_log_dir, on_fault
-        self._ser: serial.Serial | None = None
-        self._thread: threading.Thread | None = None
-        self._closing = self._port_lost = False
-        self._decoder = Decoder()
+        super().__init__(
+            port,
+            timing or LinkTiming.for_port(port),
+            log_size=log_size,
+            trace=trace,
+            fault_log_dir=fault_log_dir,
+            log_limits=log_limits or LogLimits(),
+            on_fault=on_fault,
+        )
         self._t = Transport(self.timing, port, self._write_port, self._note, self._after)
         self._info: dict | None = None
-        self._hello: Future | None = None
-        self._hello_frame, self._hello_due, self._session, self._first_seq = b"", 0.0, "", 0
-        self._asked = PROTOCOL_VERSION  # the version the current HELLO asks for
-        self._heard: list = [0, []]
-        self._reported: LinkError | None = None
+        self._greeting: Handshake | None = None  # while connect() waits for the device's answer
         self._motors: tuple[str, ...] = ()
         self._rig: Rig | None = None
 
-    # ------------------------------------------------------------ lock and logs
-
-    @contextmanager
-    def _critical(self):
-        """Hold the lock; afterwards (lock released) run queued future results and callbacks."""
-        todo: list = []
-        try:
-            with self._lock:
-                try:
-                    yield
-                finally:
-                    self._report_new_fault(todo)
-                    todo += self._after
-                    self._after.clear()
-        finally:
-            for call in todo:
-                try:
-                    call()
-                except Exception:  # a user callback must not kill the I/O thread
-                    log.exception("%s: callback failed", self.port)
-
-    def _log(self, direction: str, raw: bytes | str, now: float) -> None:
-        self._traffic.add(direction, raw, now)
-
-    def _note(self, text: str, now: float) -> None:
-        self._traffic.add("!", text, now)
-
-    def dump_log(self) -> list[str]:
-        """The last frames each way and the link's notes, oldest first, in the traffic log format."""
-        return self._traffic.dump()
-
-    def _report_new_fault(self, todo: list) -> None:
-        err = self._t.fault
-        if err is None or err is self._reported or self._closing:
-            return
-        self._reported = err
-        self._note(f"fault: {err}", time.monotonic())
-        err.log = self.dump_log()
-        log.error("%s\nlast frames (python -m firmware_interface decode reads them):\n%s", err, "\n".join(err.log))
-        if self._fault_log_dir is not None:
-            try:
-                err.log_path = self._traffic.save(self._fault_log_dir, self.port, type(err).__name__)
-            except OSError as oserr:
-                log.error("%s: could not write the fault log: %s", self.port, oserr)
-        if self._on_fault is not None:
-            todo.append(lambda: self._on_fault(err))
-
-    # ------------------------------------------------------------ port and I/O thread
-
-    def _open_port(self) -> None:
-        if self._ser is not None and not self._port_lost and self._thread is not None and self._thread.is_alive():
-            return
-        self._close_port()
-        ser = open_serial(self.port, self.timing)
-        with self._lock:
-            self._ser, self._port_lost, self._decoder = ser, False, Decoder()
-            self._traffic.open_trace(self.port)
-        self._thread = threading.Thread(target=self._io_loop, args=(ser,), name=f"riglink {self.port}", daemon=True)
-        self._thread.start()
-
-    def _close_port(self) -> None:
-        ser, thread = self._ser, self._thread
-        if ser is None:
-            return
-        if hasattr(ser, "cancel_read"):
-            try:
-                ser.cancel_read()
-            except Exception:  # not every URL handler supports it; the read times out anyway
-                pass
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=1.0)
-        try:
-            ser.close()
-        except (serial.SerialException, OSError):
-            pass
-        self._ser = None
-
-    def _io_loop(self, ser: serial.Serial) -> None:
-        while not self._closing and self._ser is ser:
-            try:
-                data = ser.read(ser.in_waiting or 1)
-            except Exception as err:  # SerialException, OSError, or a handler's own error on a dead port
-                if self._closing or self._ser is not ser:
-                    return
-                with self._critical():
-                    self._lost_port(f"the port vanished ({err}): unplugged cable or device powered off")
-                return
-            with self._critical():
-                now = time.monotonic()
-                if data:
-                    self._on_bytes(data, now)
-                self._tick(now)
+    # ------------------------------------------------------------ what the I/O thread calls
 
     def _lost_port(self, why: str) -> None:
         self._port_lost = True
         err = PortError(why, port=self.port)
         self._t.fail(err, dead=True, now=time.monotonic())
-        if self._hello is not None:
-            self._after.append(_settle(self._hello, error=err))
-
-    def _write_port(self, frame: bytes, now: float) -> None:
-        if self._ser is None or self._port_lost:
-            return
-        try:
-            self._ser.write(frame)
-        except (serial.SerialException, OSError) as err:
-            self._note(f"write failed: {err}", now)
-            self._lost_port(f"write failed ({err}): the port is gone or stuck")
-            return
-        self._log(">", frame.rstrip(b"\n"), now)
+        if self._greeting is not None:
+            self._greeting.fail(err)
 
     def _on_bytes(self, data: bytes, now: float) -> None:
         for item in self._decoder.feed(data):
@@ -226,44 +108,20 @@ class RigLink(RigCommands):
             if isinstance(msg, DecodeError):
                 self._t.counters["decode_errors"] += 1
             if isinstance(msg, (DecodeError, Text)):
-                self._heard_during_handshake(item.raw)
+                if self._greeting is not None:
+                    self._greeting.heard(item.raw)
                 continue
-            if self._hello is not None:
-                self._handshake_message(msg, item.raw, now)
+            if self._greeting is not None:
+                self._greeting.on_message(msg, item.raw, now)
             self._t.on_message(msg, now)
 
     def _tick(self, now: float) -> None:
-        if self._hello is not None and not self._hello.done() and now >= self._hello_due:
-            self._hello_due = now + self.timing.hello_interval
-            self._t.write(self._hello_frame, now)
+        frame = self._greeting.repeat(now) if self._greeting is not None else None
+        if frame is not None:
+            self._t.write(frame, now)
         self._t.tick(now)
 
-    # ------------------------------------------------------------ handshake
-
-    def _heard_during_handshake(self, raw: bytes) -> None:
-        if self._hello is not None:
-            self._heard[0] += 1
-            if len(self._heard[1]) < 3:
-                self._heard[1].append(raw[:60].decode("ascii", "backslashreplace"))
-
-    def _handshake_message(self, msg, raw: bytes, now: float) -> None:
-        hello = self._hello
-        if isinstance(msg, HelloReply) and msg.session == self._session:
-            if msg.boot is None and msg.proto in PROTOCOL_VERSIONS and msg.proto < self._asked:
-                # an older device, no session opened: greet it again at once in its version
-                self._note(f"the device speaks protocol {msg.proto}: greeting it again with proto={msg.proto}", now)
-                self._asked = msg.proto
-                self._hello_frame = Hello(msg.proto, self._session, self._first_seq).encode()
-                self._hello_due = now
-                return
-            if msg.boot is None and msg.proto == self._asked < PROTOCOL_VERSION:
-                return  # the same "I speak version N" answering a HELLO sent before we switched to N
-            if hello is not None:
-                self._after.append(_settle(hello, result=msg))
-        elif isinstance(msg, Boot):
-            self._hello_due = now  # it just booted: greet it at once
-        else:
-            self._heard_during_handshake(raw)
+    # ------------------------------------------------------------ connect
 
     def connect(self) -> dict:
         """Open the port if needed, wait for the device and open a session; returns the handshake as a dict.
@@ -275,7 +133,6 @@ class RigLink(RigCommands):
         if self._closing:
             raise LinkError("the link was closed", port=self.port)
         self._open_port()
-        hello: Future = Future()
         with self._critical():
             now = time.monotonic()
             if self._t.pending or self._t.backlog or self._t.unacked:
@@ -286,53 +143,23 @@ class RigLink(RigCommands):
                 )
             self._t.reset(now)
             self._reported, self._info = None, None
-            self._session = f"{random.getrandbits(32):08X}"
-            self._first_seq = random.randrange(1, 65536)
-            self._asked = PROTOCOL_VERSION
-            self._hello_frame = Hello(PROTOCOL_VERSION, self._session, self._first_seq).encode()
-            self._hello, self._hello_due, self._heard = hello, now, [0, []]
+            session, first_seq = f"{random.getrandbits(32):08X}", random.randrange(1, 65536)
+            greeting = Handshake(session, first_seq, now, self.timing, self.port, self._traffic, self._after)
+            self._greeting = greeting
             self._tick(now)
         try:
-            reply = hello.result(timeout=self.timing.boot_timeout)
+            reply = greeting.future.result(timeout=self.timing.boot_timeout)
         except TimeoutError:
-            raise self._handshake_timeout() from None
+            raise greeting.timeout_error() from None
         finally:
             with self._lock:
-                self._hello = None
-        return self._establish(reply)
+                self._greeting = None
+        return self._establish(reply, greeting)
 
-    def _handshake_timeout(self) -> HandshakeError:
-        count, samples = self._heard
-        wait, baud = self.timing.boot_timeout, self.timing.baudrate
-        if not count:
-            why = f"nothing received (wrong port, firmware not running, or not {baud} baud?)"
-        else:
-            why = (
-                f"received {count} line(s) but no protocol handshake, e.g. {samples[0]!r} "
-                f"(other firmware, or not {baud} baud?)"
-            )
-        return HandshakeError(f"no answer to HELLO within {wait} s: {why}", port=self.port, log=self.dump_log())
-
-    def _establish(self, reply: HelloReply) -> dict:
-        spoken = (
-            "version 1"
-            if len(PROTOCOL_VERSIONS) == 1
-            else f"versions {PROTOCOL_VERSIONS[0]} to {PROTOCOL_VERSIONS[-1]}"
-        )
-        if reply.proto not in PROTOCOL_VERSIONS or reply.proto != self._asked:
-            raise ProtocolVersionError(
-                f"the device speaks protocol version {reply.proto} (firmware {reply.fw or 'unknown'}), this host "
-                f"speaks {spoken}: flash matching firmware or update robotd",
-                port=self.port,
-                log=self.dump_log(),
-            )
-        needed: tuple[str, ...] = ("fw", "rig", "motors", "boot", "window", "queue", "hb", "watchdog", "fault")
-        needed += ("plan", "rate") if reply.proto >= 2 else ()
-        missing = [k for k in needed if getattr(reply, k) is None]
-        if missing:
-            raise HandshakeError(f"the handshake reply lacks {', '.join(missing)}", port=self.port, log=self.dump_log())
+    def _establish(self, reply: HelloReply, greeting: Handshake) -> dict:
+        greeting.check(reply)
         with self._critical():
-            self._t.establish(reply, self._first_seq, time.monotonic())
+            self._t.establish(reply, greeting.first_seq, time.monotonic())
             self._reported = self._t.fault  # a fault latched before we came is no news: info says it
             motors = reply.motors or ()  # checked above: never None here
             self._motors, self._rig = motors, RIGS.get(reply.rig or "")
@@ -348,7 +175,7 @@ class RigLink(RigCommands):
                 "heartbeat_ms": reply.hb,
                 "watchdog_ms": reply.watchdog,
                 "fault": None if reply.fault == "NONE" else reply.fault,
-                "session": self._session,
+                "session": greeting.session,
                 "plan": reply.plan,
                 "rate": reply.rate,
             }
@@ -517,17 +344,3 @@ class RigLink(RigCommands):
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _settle(future: Future, *, result: object = None, error: BaseException | None = None) -> Callable[[], None]:
-    """A callback that resolves ``future`` with ``error`` or ``result``, unless it is done already."""
-
-    def settle() -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    return settle

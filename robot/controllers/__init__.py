@@ -5,9 +5,11 @@
 - ``grblhal``: stock grblHAL, one axis per face;
 - ``maestro``: a Pololu Maestro (or a clone) driving the servos of a flip/spin rig.
 
-Each kind is one module with the same four functions: ``settings``
-(makes its settings of ``[controller.KIND]``, which ``robot.schema.controllers`` checked), ``open_link`` (the host side
-of the serial link), ``simulator`` (the same controller simulated on a
+Each kind is one module, as in ``firmware_interface`` (``robotd``, ``marlin``,
+``grbl``, ``maestro``; the two stock G-code ones share ``gcode``), with the
+same four functions: ``settings`` (makes its settings of ``[controller.KIND]``,
+which ``robot.schema.controllers`` checked), ``open_link`` (the host side of
+the serial link), ``simulator`` (the same controller simulated on a
 pseudo-terminal, for dry runs) and ``motion`` (what the run drives). The run
 never knows which kind it drives.
 """
@@ -20,9 +22,9 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError
-from . import gcode, maestro, robotd
+from . import grbl, maestro, marlin, robotd
 
-KINDS: dict[str, ModuleType] = {"robotd": robotd, "marlin": gcode, "grblhal": gcode, "maestro": maestro}
+KINDS: dict[str, ModuleType] = {"robotd": robotd, "marlin": marlin, "grblhal": grbl, "maestro": maestro}
 RIGS = {"robotd": ("six-axis",), "marlin": ("six-axis",), "grblhal": ("six-axis",), "maestro": ("flip-spin",)}
 
 

@@ -1,4 +1,4 @@
-"""``kind = "marlin"`` and ``kind = "grblhal"``: stock G-code firmware, one stepper axis per face.
+"""What the stock G-code controllers share (``marlin``, ``grbl``): one stepper axis per face.
 
 ``[controller.marlin]`` / ``[controller.grblhal]``::
 
@@ -6,7 +6,6 @@
     units_per_quarter = 90.0     # axis units per quarter turn (degrees on a rotary axis)
     feed = 54000.0               # units/min; default: a quarter turn in [rig] quarter_turn_s
     baudrate = 115200
-    buffer = 3                   # marlin only: lines in flight (at most BUFSIZE - 1; Marlin's default BUFSIZE is 4)
     [controller.marlin.timing]   # the link's waits, see MarlinTiming / GrblTiming
 
 Motor names are the faces; ``[rig] direction`` flips a motor wired the
@@ -17,38 +16,20 @@ axes).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TypeVar
 
 from firmware_interface import ConfigError as LinkConfigError
 from solver.puzzles.cube.geometry import FACES
 
 from ..config import Config
 from ..errors import ConfigError
-from ..motion import LinkMotion
 
+Link = TypeVar("Link")
+Simulator = TypeVar("Simulator")
 
-@dataclass(frozen=True)
-class Dialect:
-    letters: str  # axis letters the firmware accepts
-    default_axes: str  # axis of U R F D L B
-    link: str  # firmware_interface module and class of the host link
-    timing: str
-    simulator: str
-
-
-DIALECTS = {
-    "marlin": Dialect(
-        "XYZIJKABCUVW",
-        "XYZIJK",
-        "marlin.link.MarlinLink",
-        "marlin.link.MarlinTiming",
-        "marlin.simulator.SimulatedMarlin",
-    ),
-    "grblhal": Dialect(
-        "XYZABCUV", "XYZABC", "grbl.link.GrblLink", "grbl.link.GrblTiming", "grbl.simulator.SimulatedGrbl"
-    ),
-}
+NO_HOME = "a {name} rig has no home switches (robotd never sends {command}): {instead}"
 
 
 @dataclass(frozen=True)
@@ -58,12 +39,13 @@ class GcodeSettings:
     units_per_quarter: float
     feed: float
     baudrate: int
-    buffer: int
+    buffer: int  # lines in flight (Marlin's; grblHAL has 1)
     timing: dict
 
 
-def settings(config: Config, kind: str, rig) -> GcodeSettings:
-    """``[controller.marlin]`` or ``[controller.grblhal]`` (``robot.schema.controllers``)."""
+def read_settings(config: Config, kind: str, rig, default_axes: dict[str, str]) -> GcodeSettings:
+    """``[controller.marlin]`` or ``[controller.grblhal]`` (``robot.schema.controllers``); ``default_axes``
+    the firmware's axis of each face when ``axes`` is not given."""
     table = config.section(f"controller.{kind}").model
     if dict(rig.motors) != {face: face for face in FACES}:
         config.report(
@@ -72,70 +54,31 @@ def settings(config: Config, kind: str, rig) -> GcodeSettings:
         )
     return GcodeSettings(
         dialect=kind,
-        axes=dict(table.axes or zip(FACES, DIALECTS[kind].default_axes)),
+        axes=dict(table.axes or default_axes),
         units_per_quarter=table.units_per_quarter,
         feed=table.feed if table.feed is not None else table.units_per_quarter * 60.0 / rig.quarter_turn_s,
         baudrate=table.baudrate,
-        buffer=getattr(table, "buffer", 1),
+        buffer=1,
         timing=table.timing.given(),
     )
 
 
-def _load(path: str):
-    import importlib
-
-    module, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(f"firmware_interface.{module}"), name)
-
-
-def open_link(controller, port: str, config: Config, data_dir: Path):
-    options: GcodeSettings = controller.settings
-    dialect = DIALECTS[options.dialect]
-    timing = _load(dialect.timing)(baudrate=options.baudrate, **options.timing)
-    extra = {"buffer": options.buffer} if options.dialect == "marlin" else {}
+def open_gcode_link(link: Callable[..., Link], options: GcodeSettings, port: str, config: Config, **extra) -> Link:
+    """``link`` (``MarlinLink``, ``GrblLink``) on ``port``, moving the faces' axes at the feed rate; what the
+    link refuses is a ``ConfigError`` of ``[controller.KIND]``."""
     try:
-        return _load(dialect.link)(
-            port,
-            axes=options.axes,
-            units_per_quarter=options.units_per_quarter,
-            feed=options.feed,
-            timing=timing,
-            **extra,
-        )
+        return link(port, axes=options.axes, units_per_quarter=options.units_per_quarter, feed=options.feed, **extra)
     except LinkConfigError as error:
         raise ConfigError(f"{config.source}: [controller.{options.dialect}] {error}") from None
 
 
-def simulator(controller, sim, rig):
-    """The same firmware simulated on a pty; its moves take the time the feed rate gives them."""
-    options: GcodeSettings = controller.settings
-    return _load(DIALECTS[options.dialect].simulator)(
+def simulated(simulator: Callable[..., Simulator], options: GcodeSettings, sim) -> Simulator:
+    """The same firmware simulated on a pty (``SimulatedMarlin``, ``SimulatedGrbl``); its moves take the time
+    the feed rate gives them."""
+    return simulator(
         faults=sim.faults,
         axes=options.axes,
         units_per_quarter=options.units_per_quarter,
         reset_on_open=sim.reset_on_open,
         boot_ms=50 if sim.reset_on_open else 0,
     )
-
-
-NO_HOME = "a {name} rig has no home switches (robotd never sends {command}): {instead}"
-CANNOT = {
-    "marlin": {
-        "home": NO_HOME.format(
-            name="Marlin",
-            command="G28",
-            instead="switch the motors off, square the faces by hand, switch them on again",
-        )
-    },
-    "grblhal": {
-        "home": NO_HOME.format(
-            name="grblHAL", command="$H", instead="square the faces by hand with the board switched off, then reconnect"
-        ),
-        "motors": "grblHAL switches its drivers itself ($1 = 255 keeps them on, see docs/hardware.md) "
-        "and takes no command to switch them off",
-    },
-}
-
-
-def motion(controller, link, rig) -> LinkMotion:
-    return LinkMotion(link, rig.motors, rig=rig, cannot=CANNOT[controller.settings.dialect])

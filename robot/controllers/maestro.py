@@ -40,6 +40,7 @@ from firmware_interface.maestro.timing import MaestroTiming
 
 from ..config import Config
 from ..errors import ConfigError
+from ..servo_motion import ServoMotion
 
 SERVOS = {
     "spin": (("ccw_us", -1), ("home_us", 0), ("cw_us", 1)),
@@ -69,7 +70,7 @@ class MaestroSettings:
 
 
 def settings(config: Config, kind: str, rig) -> MaestroSettings:
-    """``[controller.maestro]`` (``robot.schema.controllers.MaestroTable``)."""
+    """``[controller.maestro]`` (``robot.schema.controllers.maestro.MaestroTable``)."""
     table = config.section("controller.maestro").model
     servos = {
         name: Servo(
@@ -128,7 +129,5 @@ def simulator(controller, sim, rig) -> SimulatedMaestro:
     )
 
 
-def motion(controller, link, rig):
-    from ..servo_motion import ServoMotion
-
+def motion(controller, link, rig) -> ServoMotion:
     return ServoMotion(link, controller.settings.servos, rig)

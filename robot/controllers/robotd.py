@@ -35,7 +35,7 @@ MIB = 1024 * 1024
 
 
 def settings(config: Config, kind: str, rig) -> RobotdSettings:
-    """``[serial]`` (``robot.schema.controllers.SerialTable``): the link's timing (the keys given; the link's
+    """``[serial]`` (``robot.schema.controllers.robotd.SerialTable``): the link's timing (the keys given; the link's
     defaults for its port fill in the rest when it opens), its trace and fault dumps."""
     serial = config.table("serial")
     logs = LogLimits(

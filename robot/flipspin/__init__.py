@@ -12,7 +12,7 @@ the rig performs quickest.
 from .naive import plan_naive
 from .planner import plan_optimal
 from .pose import HOME, ORIENTATIONS, Op, Pose, ops_text
-from .rig import FlipSpinRig, flip_spin_from_config
+from .rig import FlipSpinRig
 from .scan import Capture, ScanPlan, plan_scan, scan_view_config, scan_view_dict
 from .steps import RigStep
 from .suited import RigSolution, rig_solution
@@ -29,7 +29,6 @@ __all__ = [
     "RigSolution",
     "RigStep",
     "ScanPlan",
-    "flip_spin_from_config",
     "ops_text",
     "plan_naive",
     "plan_optimal",

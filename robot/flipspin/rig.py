@@ -1,4 +1,5 @@
-"""``FlipSpinRig``: the flip/spin rig as robotd's Runner sees it (``plan``, ``status``), plus scan planning.
+"""``FlipSpinRig``: the flip/spin rig as robotd's Runner sees it (``plan``, ``status``), plus scan planning;
+``robot.rig`` builds it from ``[rig]``.
 
 The rig remembers the pose it leaves the cube in: each ``plan`` and
 ``scan_plan`` starts where the previous one ended. The pose is a plan's
@@ -16,15 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from ..config import Section
 from ..errors import RobotError
-from ..rig import estimate_s
+from ..rig_plan import estimate_s
 from .naive import plan_naive
 from .planner import plan_optimal
 from .pose import HOME, Pose
 from .scan import ScanPlan, plan_scan
 from .steps import RigStep
-from .timing import FlipSpinTiming, timing_from_config
+from .timing import FlipSpinTiming
 
 PLANNERS = {"optimal": plan_optimal, "naive": plan_naive}
 SIZES = (2, 3)
@@ -88,10 +88,3 @@ class FlipSpinRig:
             "timing": self.timing.as_dict(),
             "pose": {"faces": self.pose.faces, "spinner": self.pose.spinner, "cover": self.pose.cover},
         }
-
-
-def flip_spin_from_config(section: Section) -> FlipSpinRig:
-    """``[rig]`` for kind = "flip-spin" (``robot.schema.rig.FlipSpinTable``): the timing keys (see ``timing``)
-    and ``planner``."""
-    table = section.model
-    return FlipSpinRig(timing_from_config(table), table.planner)

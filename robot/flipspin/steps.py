@@ -12,7 +12,7 @@ from .timing import FlipSpinTiming
 
 @dataclass(frozen=True)
 class RigStep:
-    """Same duck type as ``robot.rig.MotorCommand``: ``moves``, ``seconds``, ``text``.
+    """Same duck type as ``robot.six_axis.MotorCommand``: ``moves``, ``seconds``, ``text``.
 
     ``ops`` brings the cube from where the previous step left it to the end
     of this step's layer turn (the plan's last step also releases the cube).

@@ -17,7 +17,8 @@ from pydantic import Field, TypeAdapter, create_model
 
 from .base import KeyProblems, Light, Puzzle, ScrambleMoves, Table
 from .camera import CameraTable
-from .controllers import ControllerTable, SerialTable
+from .controllers import ControllerTable
+from .controllers.robotd import SerialTable
 from .daemon import RobotdTable, RunTable, SolverTable, VisionTable, WebTable
 from .errors import Problem, problems
 from .rig import RigTable

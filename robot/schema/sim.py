@@ -10,8 +10,8 @@ from firmware_interface.robotd.avr import BOARDS
 from firmware_interface.robotd.device import MotorTiming
 
 from .base import Light, Puzzle, ScrambleMoves, Table, choice
-from .controllers import timing_table
 from .rig import MotorName
+from .timing import timing_table
 
 Probability = Annotated[float, Field(ge=0, le=1, description="per frame, 0..1")]
 Steps = Annotated[int, Field(ge=0, description="finished steps since the simulator started")]
