@@ -37,10 +37,11 @@ class RealBoard:
         pass
 
 
-def require_avr() -> None:
+def require_avr(missing=missing_tools) -> None:
     """Skip, naming the missing package, where the AVR toolchain or simavr is not installed; fail instead
-    when ROBOTD_REQUIRE_AVR is set (CI installs them and must run these tests)."""
-    why = missing_tools()
+    when ROBOTD_REQUIRE_AVR is set (CI installs them and must run these tests). ``missing``: what is
+    needed (default: robotd's firmware and the harness; ``avr_board.missing_tools``: the harness only)."""
+    why = missing()
     if why:
         if os.environ.get("ROBOTD_REQUIRE_AVR"):
             pytest.fail(f"ROBOTD_REQUIRE_AVR is set but {why}")

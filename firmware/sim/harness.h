@@ -1,4 +1,5 @@
-/* The simavr harness that runs robotd's firmware binary as the host sees it.
+/* The simavr harness that runs a board's firmware binary as the host sees it: robotd's own
+ * firmware, or a stock Marlin / grbl build (shared/stock-firmware).
  * One process: the AVR core, its UART0 bridged to a pseudo-terminal, its
  * STEP/DIR/EN pins watched per axis, simulated time locked to the wall clock.
  * Events for the Python side go to stdout, one line each (see main.c). */
@@ -14,15 +15,18 @@
 struct pin { char port; uint8_t bit; };
 struct axis_pins { const char *name; struct pin step, dir, en; };
 
-/* pins_ramps.c / pins_header.c: the firmware's own pin maps (firmware/src/pins.h) */
+/* pins_ramps.c / pins_header.c: the firmware's own pin maps (firmware/src/pins.h), axes U R F D L B;
+ * pins_stock.c: the stock firmware builds' RAMPS map, axes X Y Z A B C */
 extern const struct axis_pins ramps_pins[AXES];
 extern const struct axis_pins header_pins[AXES];
+extern const struct axis_pins stock_pins[AXES];
 
 /* axes.c: step counting and the mechanics of each face */
 struct axes_config {
     const struct axis_pins *pins;
     int32_t steps_per_quarter[AXES];
-    int8_t reversed[AXES];          /* motor mounted the other way round */
+    int8_t reversed[AXES];          /* DIR low is the positive direction (--dir-positive low, or a
+                                       motor mounted the other way round: --reversed) */
     FILE *trace;                    /* "S cycle axis forward" per STEP edge, "E cycle axis on" per EN change */
 };
 void axes_attach(avr_t *avr, const struct axes_config *config, FILE *events);

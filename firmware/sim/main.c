@@ -1,11 +1,19 @@
 #define _GNU_SOURCE
-/* avrsim: run a robotd firmware .elf for the ATmega2560 under simavr, as the host sees a board.
+/* avrsim: run a firmware .elf for the ATmega2560 under simavr, as the host sees a board.
  *
- *   avrsim [--board ramps|header] [--steps N | --steps U=N,R=N,...] [--reversed FACES]
- *          [--speed X] [--reset-on-open] [--trace FILE] [--link PATH] FIRMWARE.elf
+ *   avrsim [--board ramps|header|stock] [--steps N | --steps U=N,R=N,...] [--reversed AXES]
+ *          [--dir-positive high|low] [--speed X] [--reset-on-open] [--boot-on-open]
+ *          [--trace FILE] [--link PATH] FIRMWARE.elf
+ *
+ * --board picks the pin map: ramps and header are robotd's (axes U R F D L B), stock the RAMPS map of the
+ * stock Marlin / grbl builds (axes X Y Z A B C). --steps and --reversed name axes of that map; the events
+ * name them too. --dir-positive low: DIR low steps forward (grbl); --reversed flips single axes on top.
+ * --boot-on-open: the MCU is held in reset until a host first opens the port, so it hears the boot text
+ * (output is dropped while no host has the port open); simulated time starts then.
  *
  * stdout, one line per event:  PTY <path> | TURN <cycle> <face> <quarter> | EN <cycle> <face> <0|1>
  *   | RESET <cycle> <why> | SYNC <cycle> <wall_s> U=<steps> ... enabled=<mask> | HUNG <cycle> | UNPLUGGED <cycle>
+ *   | BOOT <cycle> (--boot-on-open: a host opened the port, the MCU runs from now)
  *   | STOPPED done|crashed <cycle>
  *   | STATS cycles=<n> wall_s=<s> edges=<n>
  * stdin, one command per line: SYNC, RESET, HANG, UNPLUG, QUIT (end of input also quits).
@@ -17,17 +25,21 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <simavr/avr_ioport.h>
 #include <simavr/sim_avr.h>
 #include <simavr/sim_elf.h>
+#include <simavr/sim_io.h>
 #include "harness.h"
 
+#define MCUSR_ADDR 0x54              /* the ATmega2560's MCU status register (reset causes) */
+#define EXTRF_BIT 0x02
 #define SLICE_CYCLES 4000           /* 250 us at 16 MHz between looks at the pty and the clock */
 
 struct options {
     const char *board, *elf, *link, *trace;
-    const char *steps, *reversed;
+    const char *steps, *reversed, *dir_positive;
     double speed;
-    int reset_on_open;
+    int reset_on_open, boot_on_open;
 };
 
 static double wall(void)
@@ -53,24 +65,27 @@ static void quiet_logger(avr_t *avr, const int level, const char *format, va_lis
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: avrsim [--board ramps|header] [--steps N|U=N,...] [--reversed FACES] [--speed X] "
-                    "[--reset-on-open] [--trace FILE] [--link PATH] FIRMWARE.elf\n");
+    fprintf(stderr, "usage: avrsim [--board ramps|header|stock] [--steps N|U=N,...] [--reversed AXES] "
+                    "[--dir-positive high|low] [--speed X] [--reset-on-open] [--boot-on-open] [--trace FILE] "
+                    "[--link PATH] FIRMWARE.elf\n");
     exit(2);
 }
 
 static struct options parse_options(int argc, char **argv)
 {
-    struct options o = {.board = "ramps", .steps = "200", .reversed = "", .speed = 1.0};
+    struct options o = {.board = "ramps", .steps = "200", .reversed = "", .dir_positive = "high", .speed = 1.0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
         if (!strcmp(a, "--board") && more) o.board = argv[++i];
         else if (!strcmp(a, "--steps") && more) o.steps = argv[++i];
         else if (!strcmp(a, "--reversed") && more) o.reversed = argv[++i];
+        else if (!strcmp(a, "--dir-positive") && more) o.dir_positive = argv[++i];
         else if (!strcmp(a, "--speed") && more) o.speed = atof(argv[++i]);
         else if (!strcmp(a, "--trace") && more) o.trace = argv[++i];
         else if (!strcmp(a, "--link") && more) o.link = argv[++i];
         else if (!strcmp(a, "--reset-on-open")) o.reset_on_open = 1;
+        else if (!strcmp(a, "--boot-on-open")) o.boot_on_open = 1;
         else if (a[0] != '-' && !o.elf) o.elf = a;
         else usage();
     }
@@ -84,15 +99,27 @@ static int face_index(const struct axis_pins *pins, char face)
     for (int i = 0; i < AXES; i++)
         if (pins[i].name[0] == face)
             return i;
-    fprintf(stderr, "avrsim: no motor %c (motors are U R F D L B)\n", face);
+    fprintf(stderr, "avrsim: no axis %c on this board (axes:", face);
+    for (int i = 0; i < AXES; i++)
+        fprintf(stderr, " %s", pins[i].name);
+    fprintf(stderr, ")\n");
     exit(2);
 }
 
 static void axes_from_options(struct axes_config *c, const struct options *o)
 {
-    c->pins = !strcmp(o->board, "header") ? header_pins : ramps_pins;
-    if (strcmp(o->board, "header") && strcmp(o->board, "ramps")) {
-        fprintf(stderr, "avrsim: --board must be ramps or header\n");
+    static const struct { const char *name; const struct axis_pins *pins; } boards[] = {
+        {"ramps", ramps_pins}, {"header", header_pins}, {"stock", stock_pins}};
+    c->pins = NULL;
+    for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++)
+        if (!strcmp(o->board, boards[i].name))
+            c->pins = boards[i].pins;
+    if (!c->pins) {
+        fprintf(stderr, "avrsim: --board must be ramps, header or stock\n");
+        exit(2);
+    }
+    if (strcmp(o->dir_positive, "high") && strcmp(o->dir_positive, "low")) {
+        fprintf(stderr, "avrsim: --dir-positive must be high or low\n");
         exit(2);
     }
     long all = strchr(o->steps, '=') ? 200 : atol(o->steps);
@@ -105,9 +132,11 @@ static void axes_from_options(struct axes_config *c, const struct options *o)
             fprintf(stderr, "avrsim: --steps must be positive\n");
             exit(2);
         }
+    for (int i = 0; i < AXES; i++)
+        c->reversed[i] = !strcmp(o->dir_positive, "low");
     for (const char *f = o->reversed; *f; f++)
         if (*f != ',')
-            c->reversed[face_index(c->pins, *f)] = 1;
+            c->reversed[face_index(c->pins, *f)] ^= 1;
     c->trace = NULL;
     if (o->trace && !(c->trace = fopen(o->trace, "w"))) {
         perror("avrsim: --trace");
@@ -142,7 +171,7 @@ struct harness {
     struct options opt;
     double t0;
     avr_cycle_count_t cycle0;
-    int hung, was_attached, quit;
+    int hung, held, was_attached, quit;     /* held: in reset until a host opens the port (--boot-on-open) */
     char line[256];
     size_t line_len;
 };
@@ -153,9 +182,24 @@ static void event(struct harness *h, const char *what)
     fflush(stdout);
 }
 
+/* avr_reset() clears the PIN registers but leaves each pin IRQ's last value, and a pin IRQ only notifies on a
+ * change: an input the firmware pulls up again after the reset would then read low (grbl's limit and probe
+ * inputs all "triggered"). Let the next write to each pin go through, as at power-up. */
+static void refresh_pins(avr_t *avr)
+{
+    for (char port = 'A'; port <= 'L'; port++)
+        for (int bit = 0; bit < 8; bit++) {
+            avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), IOPORT_IRQ_PIN0 + bit);
+            if (irq)
+                irq->flags |= IRQ_FLAG_INIT;
+        }
+}
+
 static void reset(struct harness *h, const char *why)
 {
     avr_reset(h->avr);
+    refresh_pins(h->avr);
+    h->avr->data[MCUSR_ADDR] |= EXTRF_BIT;  /* as the reset pin leaves it: Marlin prints "External Reset" */
     bridge_reset_input();
     h->hung = 0;
     printf("RESET %llu %s\n", (unsigned long long)h->avr->cycle, why);
@@ -221,11 +265,11 @@ static void keep_time(struct harness *h)
     double ahead = h->opt.speed > 0 ? h->t0 + sim_s / h->opt.speed - wall() : 0;
     if (ahead < -0.02)                 /* fell behind (a busy machine): go on from now, never burst */
         h->t0 -= ahead + 0.02;
-    if (ahead <= 0 && !h->hung)
+    if (ahead <= 0 && !h->hung && !h->held)
         return;
     struct pollfd fds[2] = {{.fd = 0, .events = POLLIN}, {.fd = bridge_fd(), .events = POLLIN}};
     int nfds = (bridge_attached() && bridge_fd() >= 0) ? 2 : 1;
-    double wait = h->hung ? 0.002 : ahead;
+    double wait = (h->hung || h->held) ? 0.002 : ahead;
     struct timespec ts = {.tv_sec = (time_t)wait, .tv_nsec = (long)((wait - (time_t)wait) * 1e9)};
     ppoll(fds, nfds, &ts, NULL);
 }
@@ -242,10 +286,17 @@ int main(int argc, char **argv)
     fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
     h.t0 = wall();
     h.cycle0 = h.avr->cycle;
+    h.held = h.opt.boot_on_open;
     while (!h.quit) {
-        if (!h.hung)
+        if (!h.hung && !h.held)
             run_slice(&h);
         bridge_service(h.avr);
+        if (h.held && bridge_attached()) {  /* power on: simulated time starts now */
+            h.held = 0;
+            h.t0 = wall();
+            h.was_attached = 1;        /* this open powered it on: no --reset-on-open reset as well */
+            event(&h, "BOOT");
+        }
         if (bridge_attached() && !h.was_attached && h.opt.reset_on_open)
             reset(&h, "port opened");
         h.was_attached = bridge_attached();
