@@ -2,7 +2,10 @@
 
 ``build`` is the one place that knows which parts exist: the rig, the
 cameras and scanner, the serial link (to the rig or to the simulated
-firmware), the run history and the dashboard.
+firmware), the run history and the dashboard. A motors-only run
+(``robotd --rig-only``) is the real rig's link with the simulation's
+virtual cube and cameras, the cube following the controller
+(``robot.rig_only``).
 """
 
 from __future__ import annotations
@@ -16,10 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
-from firmware_interface import LinkError
 from vision import ScanError, ViewConfig, load_calibration, load_view_config, top_face_corners
 
-from . import log_file
+from . import log_file, rig_only
 from .calibration_store import CalibrationStore, calibration_at_start
 from .camera import CaptureCamera, RenderedCamera, capture_settings
 from .config import Config
@@ -37,6 +39,8 @@ from .scan_archive import RefusedScans, scan_report
 from .scanner import ViewScanner
 from .settings import DaemonSettings, daemon_settings, run_settings
 from .sim import Simulation, sim_settings
+from .solving import warm_up_solvers
+from .summary import nonzero
 from .turning_scan import TurningScan
 from .web import WebSettings, create_app, web_settings
 
@@ -61,9 +65,13 @@ def load_parts(
     firmware: str | None = None,
     controller: str | None = None,
     rig: str | None = None,
+    *,
+    rig_only: bool = False,
+    rig_needs: bool = True,
 ) -> Parts:
     """Read and validate every section of the config (nothing is opened yet); every problem found is in the
-    one ``ConfigError`` raised at the end.
+    one ``ConfigError`` raised at the end. Unless ``sim``, what the rig needs besides (``rig_part_problems``:
+    a port; cameras and views unless ``rig_only``) is among them, unless ``rig_needs`` is False.
 
     ``firmware``, ``controller``, ``rig``, ``host`` and ``port`` override ``[sim] firmware``,
     ``[controller] kind``, ``[rig] kind`` and ``[web] host`` / ``port`` (the command line's choices).
@@ -93,8 +101,8 @@ def load_parts(
         name: config.attempt(capture_settings, config.section(f"camera.{name}"), name) for name in cameras
     }
     config.check_unused()
-    if not sim and rig is not None and serial is not None:
-        for problem in _rig_part_problems(config, parts.sections):
+    if rig_needs and not sim and rig is not None and serial is not None:
+        for problem in rig_part_problems(config, parts.sections, rig_only):
             config.add(ConfigError(problem))
     config.raise_problems()
     return parts
@@ -113,14 +121,21 @@ def _vision(config: Config, sections: dict, rig) -> None:
                 vision.report(key, 'only for a one-camera rig ([rig] kind = "flip-spin")')
 
 
-def _rig_part_problems(config: Config, sections: dict) -> list[str]:
-    """What a real rig needs that the config does not give."""
+def rig_part_problems(config: Config, sections: dict, rig_only: bool = False) -> list[str]:
+    """What a real rig (or, ``rig_only``, its controller) needs that the config does not give."""
     where = config.source
+    if rig_only:
+        if sections["port"]:
+            return []
+        return [f"{where}: [serial] port: required for robotd --rig-only: the port of the board that turns the faces"]
     if not sections["port"]:
         return [f"{where}: [serial] port: required for a real rig (or run robotd --sim)"]
     problems = []
     if not sections["cameras"]:
-        problems.append(f"{where}: no [camera.NAME] section: a real rig needs at least one camera")
+        problems.append(
+            f"{where}: no [camera.NAME] section: a real rig needs at least one camera "
+            "(robotd --rig-only runs the motors with a virtual camera)"
+        )
     if sections["rig"].kind == "flip-spin":
         if not sections.get("top_face"):
             problems.append(
@@ -178,10 +193,12 @@ class Built:
         summary["wall_s"] = round(wall, 3)
         motor = summary.get("estimated_s") or 0.0
         summary["host_overhead_s"] = round(wall - motor, 3) if summary["outcome"] == "done" else None
-        summary["link"] = _nonzero(self.daemon.link_status().get("counters", {}))
+        summary["link"] = nonzero(self.daemon.link_status().get("counters", {}))
         if self.simulation is not None:
             summary["solved"] = self.simulation.solved() and summary["outcome"] == "done"
             summary["final_state"] = self.simulation.firmware.cube
+            if self.daemon.mode == "rig-only":
+                summary["read_back"] = self.simulation.read_back()
         else:
             summary["solved"] = summary["outcome"] == "done"
         return summary
@@ -243,12 +260,6 @@ def _server(uvicorn, config, on_signal: Callable[[int], None] | None):
     return Server(config)
 
 
-def _nonzero(counters: dict) -> dict:
-    """The counters that counted something (nested tables, such as error bits, likewise)."""
-    kept = {k: _nonzero(v) if isinstance(v, dict) else v for k, v in counters.items()}
-    return {k: v for k, v in kept.items() if v}
-
-
 SEND_BUFFER_BYTES = 64 * 1024
 
 
@@ -281,6 +292,7 @@ def build(
     path=None,
     *,
     sim: bool,
+    rig_only: bool = False,
     web: bool = True,
     host: str | None = None,
     port: int | None = None,
@@ -288,8 +300,11 @@ def build(
     controller: str | None = None,
     rig: str | None = None,
 ) -> Built:
-    """Read and validate the config, then open history, link and cameras and wire the daemon."""
-    parts = load_parts(path, sim, host, port, firmware, controller, rig)
+    """Read and validate the config, then open history, link and cameras and wire the daemon.
+
+    ``sim``: a simulated controller and cube; ``rig_only``: the real controller, a virtual cube that follows
+    it (``robot.rig_only``); neither: the real rig."""
+    parts = load_parts(path, sim, host, port, firmware, controller, rig, rig_only=rig_only)
     try:
         parts.daemon.data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -299,36 +314,44 @@ def build(
     closers: list[Callable] = [lock.release]
     try:
         closers.append(log_file.start(parts.daemon.log_file, parts.daemon.log_level))
-        return _wire(parts, sim, closers)
+        return _wire(parts, "sim" if sim else "rig-only" if rig_only else "rig", closers)
     except BaseException:
         _close_all(closers)
         raise
 
 
-def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
+def _wire(parts: Parts, mode: str, closers: list[Callable]) -> Built:
     """History, link, cameras, scanner, runner and daemon, each closer added to ``closers`` as it opens."""
     sections = parts.sections
     history = History(parts.daemon.data_dir / "history.sqlite", recover=True, limits=parts.daemon.history)
     closers.append(history.close)
     bus = EventBus()
     bus.subscribe(log_event)
-    if sim:
-        simulation, link, cameras, scanner_for = _simulated_parts(parts, closers)
-    else:
-        simulation, (link, cameras, scanner_for) = None, _rig_parts(parts, closers)
+    simulation, board, link, cameras, scanner_for = _parts_for(mode, parts, closers)
     motion = sections["controller"].motion(link, sections["rig"])
+    if board is not None:
+        rig_only.attach(motion, board, sections["controller"].kind)
     scanner = scanner_for(motion)
     try:
         motion.connect()
     except RobotError as error:
-        if sim:
+        if mode != "rig":
             raise
         log.warning("%s (robotd retries before each run)", error)
-    _warm_up_solvers(sections["run"])
+    warm_up_solvers(sections["run"])
     refused = RefusedScans(parts.daemon.data_dir / "refused-scans", parts.daemon.keep_refused_scans, scanner.memory)
-    runner = Runner(scanner, motion, sections["rig"], history, bus, sections["run"], keep_refused=refused.keep)
+    runner = Runner(
+        scanner,
+        motion,
+        sections["rig"],
+        history,
+        bus,
+        sections["run"],
+        keep_refused=refused.keep,
+        why_unsolved=None if board is None else lambda: rig_only.why_unsolved(board),
+    )
     runner.solving.prepare()
-    calibration = _calibration_store(parts, scanner, cameras, sim, runner)
+    calibration = _calibration_store(parts, scanner, cameras, simulation is not None, runner)
     daemon = Daemon(
         runner=runner,
         history=history,
@@ -341,17 +364,34 @@ def _wire(parts: Parts, sim: bool, closers: list[Callable]) -> Built:
         set_calibration=calibration.update,
         check_calibration=calibration.check,
         scans=scanner.memory,
+        mode=mode,
     )
     return Built(parts, daemon, simulation, closers)
 
 
-def _calibration_store(parts: Parts, scanner, cameras: dict, sim: bool, runner: Runner) -> CalibrationStore:
+def _parts_for(mode: str, parts: Parts, closers: list):
+    """The virtual cube (if any), what follows the real controller (``--rig-only``), the link, the cameras and
+    the scanner of this mode."""
+    sections = parts.sections
+    if mode == "rig":
+        return (None, None, *_rig_parts(parts, closers))
+    board = None
+    if mode == "sim":
+        simulation, link = _simulated_board(parts, closers)
+    else:
+        link = _link(parts, sections["port"], closers)
+        board = rig_only.follower(sections["controller"], link, sections["rig"], sections["sim"].puzzle)
+        simulation = Simulation(sections["sim"], board)
+    return (simulation, board, link, *_virtual_cameras(parts, simulation))
+
+
+def _calibration_store(parts: Parts, scanner, cameras: dict, virtual: bool, runner: Runner) -> CalibrationStore:
     """Where the dashboard saves the calibration: the files the config names (a real rig), else the data dir."""
     sections, data_dir = parts.sections, parts.daemon.data_dir
     files = {
-        "views": Path(sections["views"]) if sections["views"] and not sim else data_dir / "views.json",
+        "views": Path(sections["views"]) if sections["views"] and not virtual else data_dir / "views.json",
         "calibration": Path(sections["calibration"])
-        if sections["calibration"] and not sim
+        if sections["calibration"] and not virtual
         else data_dir / "calibration.json",
     }
     fixed = (
@@ -362,22 +402,8 @@ def _calibration_store(parts: Parts, scanner, cameras: dict, sim: bool, runner: 
     return CalibrationStore(scanner, cameras, files, views_fixed=fixed, busy=lambda: runner.busy)
 
 
-def _warm_up_solvers(settings) -> None:
-    """Load the solver tables and the network, and run the network once, so that no run pays for it."""
-    from solver.puzzles.pocket import model
-    from solver.search.astar import EVAL_CHUNK
-    from solver.search.heuristic import load_model
-    from solver.search.perimeter import DEFAULT_DEPTH, load_perimeter
-    from solver.tables.exact import load_table
-
-    load_table(model(settings.metric))
-    load_model().warm_up(EVAL_CHUNK)
-    perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
-    if perimeter:
-        load_perimeter(perimeter)
-
-
-def _simulated_parts(parts: Parts, closers: list):
+def _simulated_board(parts: Parts, closers: list) -> tuple[Simulation, object]:
+    """The controller simulated on a pty, with the virtual cube in it, and the link to it."""
     settings = parts.sections["sim"]
     try:
         firmware = parts.sections["controller"].simulator(settings, parts.sections["rig"])
@@ -385,26 +411,24 @@ def _simulated_parts(parts: Parts, closers: list):
     except LinkConfigError as error:
         raise ConfigError(f"{parts.config.source}: [sim] {error}") from None
     closers.append(firmware.stop)
-    simulation = Simulation(settings, firmware)
-    link = _link(parts, device, closers)
+    return Simulation(settings, firmware), _link(parts, device, closers)
+
+
+def _virtual_cameras(parts: Parts, simulation: Simulation) -> tuple[dict, Callable]:
+    """Rendered cameras of the virtual cube, and the scanner (given the motion) that reads them."""
     if parts.sections["rig"].kind == "flip-spin":
         cameras = {"top": RenderedCamera("top", _one_frame(simulation, "top"))}
-        return (
-            simulation,
-            link,
-            cameras,
-            lambda motion: ViewScanner(
-                *_turning_scan(
-                    parts,
-                    motion,
-                    lambda: simulation.frames()["top"],
-                    lambda: top_face_corners(simulation.size),
-                    lambda: simulation.size,
-                )
-            ),
+        return cameras, lambda motion: ViewScanner(
+            *_turning_scan(
+                parts,
+                motion,
+                lambda: simulation.frames()["top"],
+                lambda: top_face_corners(simulation.size),
+                lambda: simulation.size,
+            )
         )
     cameras = {name: RenderedCamera(name, _one_frame(simulation, name)) for name in simulation.views().images}
-    return simulation, link, cameras, lambda motion: ViewScanner(simulation.frames, simulation.views)
+    return cameras, lambda motion: ViewScanner(simulation.frames, simulation.views)
 
 
 def _turning_scan(
@@ -453,38 +477,3 @@ def _link(parts: Parts, port: str, closers: list):
     link = parts.sections["controller"].open_link(port, parts.config, parts.daemon.data_dir)
     closers.append(link.close)
     return link
-
-
-def check(path) -> list[str]:
-    """Every problem with the config, the camera and the serial port, one line each."""
-    try:
-        parts = load_parts(path, sim=False)
-    except ConfigError as error:
-        return list(error.problems)
-    except RobotError as error:
-        return [str(error)]
-    problems = []
-    sections = parts.sections
-    try:
-        if not sections.get("top_face"):  # a one-camera flip/spin rig has top_face instead of a views file
-            load_view_config(sections["views"])
-        if sections["calibration"]:
-            load_calibration(sections["calibration"])
-    except ScanError as error:
-        problems.append(f"[vision] {error}")
-    for settings in sections["cameras"].values():
-        camera = CaptureCamera(settings)
-        try:
-            camera.frame()
-        except RobotError as error:
-            problems.append(str(error))
-        finally:
-            camera.close()
-    link = sections["controller"].open_link(sections["port"], parts.config, parts.daemon.data_dir)
-    try:
-        link.connect()
-    except LinkError as error:
-        problems.append(f"serial port {sections['port']}: {error}")
-    finally:
-        link.close()
-    return problems

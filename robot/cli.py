@@ -1,10 +1,15 @@
 """``robotd``: run the daemon, do a dry run, check the config, list past runs.
 
-    robotd [--config PATH] [--sim] [--host H] [--port P]
+    robotd [--config PATH] [--sim | --rig-only] [--host H] [--port P]
     robotd --sim --once [--puzzle 2|3] [--seed N] [--light PRESET] [--moves K] [--json]
                         [--controller KIND] [--rig KIND] [--firmware python|avr]
-    robotd check [--config PATH]
+    robotd --rig-only --once [--puzzle 2|3] [--seed N] [--light PRESET] [--moves K] [--json]
+    robotd check [--config PATH] [--json]
     robotd history [--limit N] [--json]
+
+``--rig-only`` is a motors-only dry run: the controller on ``[serial] port``
+turns the faces while a virtual cube, seen by the simulated camera,
+follows what the controller reports (``robot.rig_only``).
 
 User mistakes (a bad config, a missing camera or port) exit with code 2 and
 one ``error:`` line per problem; a run that does not end solved exits 1.
@@ -23,13 +28,16 @@ import time
 from collections.abc import Callable
 
 from . import assemble, log_file
+from .board import board_lines
 from .camera_probe import camera_lines
+from .check import check
 from .controllers import KINDS as CONTROLLERS
 from .errors import ConfigError, RobotError
 from .rig import RIG_KINDS
 from .schema.sim import FIRMWARES
 from .summary import format_summary
 
+VIRTUAL = "the virtual cube (--sim, --rig-only): "
 CONFIG_HELP = (
     "config file (default: $ROBOTD_CONFIG, else /etc/robotd/robotd.toml, then the user's ~/.config/robotd/robotd.toml)"
 )
@@ -38,7 +46,14 @@ CONFIG_HELP = (
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="robotd", description="Controller for Rubik's-cube solving robots.")
     parser.add_argument("--config", metavar="PATH", help=CONFIG_HELP)
-    parser.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
+    virtual = parser.add_mutually_exclusive_group()
+    virtual.add_argument("--sim", action="store_true", help="simulated camera, firmware and cube (a dry run)")
+    virtual.add_argument(
+        "--rig-only",
+        action="store_true",
+        help="motors only: the controller on [serial] port turns the faces of a virtual cube that follows "
+        "what it reports, seen by the simulated camera (no camera needed)",
+    )
     parser.add_argument("--once", action="store_true", help="do one run, print a summary and exit")
     parser.add_argument(
         "--firmware",
@@ -58,10 +73,10 @@ def _parser() -> argparse.ArgumentParser:
         choices=tuple(RIG_KINDS),
         help="simulation: the mechanism: six-axis (a motor per face) or flip-spin (two servos)",
     )
-    parser.add_argument("--puzzle", type=int, choices=(2, 3), help="simulation: 2x2x2 or 3x3x3")
-    parser.add_argument("--seed", type=int, help="simulation: seed of the scramble")
-    parser.add_argument("--moves", type=int, metavar="K", help="simulation: scramble with K random moves")
-    parser.add_argument("--light", metavar="PRESET", help="simulation: lighting preset of the virtual camera")
+    parser.add_argument("--puzzle", type=int, choices=(2, 3), help=VIRTUAL + "2x2x2 or 3x3x3")
+    parser.add_argument("--seed", type=int, help=VIRTUAL + "seed of the scramble")
+    parser.add_argument("--moves", type=int, metavar="K", help=VIRTUAL + "scramble with K random moves")
+    parser.add_argument("--light", metavar="PRESET", help=VIRTUAL + "lighting preset of the virtual camera")
     parser.add_argument("--json", action="store_true", help="--once: print the summary as JSON")
     parser.add_argument("--host", help="dashboard address (default from config, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="dashboard port (default from config, 8080)")
@@ -69,9 +84,12 @@ def _parser() -> argparse.ArgumentParser:
     after = argparse.ArgumentParser(add_help=False)
     after.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS, help=CONFIG_HELP)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser(
-        "check", parents=[after], help="list the cameras found, validate the config, probe the cameras and serial port"
+    checking = commands.add_parser(
+        "check",
+        parents=[after],
+        help="list the cameras found, validate the config, probe the cameras and serial port, name the board",
     )
+    checking.add_argument("--json", action="store_true", help="print the cameras, problems and board as JSON")
     history = commands.add_parser("history", parents=[after], help="list past runs")
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
@@ -101,15 +119,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args) -> int:
-    problems = assemble.check(args.config)
+    result = check(args.config)
+    cameras = camera_lines()
+    if args.json:
+        print(json.dumps({"cameras": cameras, "problems": result.problems, "port": result.port, "board": result.board}))
+        return 2 if result.problems else 0
     print("cameras found:")
-    for line in camera_lines():
+    for line in cameras:
         print(f"  {line}")
-    for problem in problems:
+    for problem in result.problems:
         print(f"error: {problem}", file=sys.stderr)
-    if not problems:
+    if result.board is not None:
+        print(f"board on {result.port}:")
+        for line in board_lines(result.board):
+            print(f"  {line}")
+    if not result.problems:
         print("config, camera and serial port: ok")
-    return 2 if problems else 0
+    return 2 if result.problems else 0
 
 
 def _history(args) -> int:
@@ -134,10 +160,15 @@ def _history(args) -> int:
 def _sim_options(args) -> dict:
     options = {"puzzle": args.puzzle, "seed": args.seed, "light": args.light, "moves": args.moves}
     hardware = (args.firmware, args.controller, args.rig)
-    if not args.sim and any(v is not None for v in (*options.values(), *hardware)):
+    if args.rig_only and any(v is not None for v in hardware):
+        raise RobotError(
+            "--firmware, --controller and --rig only apply with --sim: --rig-only drives the controller "
+            "and rig of the config ([controller], [rig], [serial] port)"
+        )
+    if not (args.sim or args.rig_only) and any(v is not None for v in (*options.values(), *hardware)):
         raise RobotError(
             "--puzzle, --seed, --moves, --light, --firmware, --controller and --rig only apply with "
-            "--sim (a real rig takes them from its config)"
+            "--sim (and the first four with --rig-only); a real rig takes them from its config"
         )
     return options
 
@@ -149,7 +180,7 @@ def _hardware(args) -> dict:
 def _once(args) -> int:
     options = _sim_options(args)
     log_file.quiet_stderr()  # the summary is the output; [robotd] log_file still gets log_level
-    built = assemble.build(args.config, sim=args.sim, web=False, **_hardware(args))
+    built = assemble.build(args.config, sim=args.sim, rig_only=args.rig_only, web=False, **_hardware(args))
     try:
         with signals_stop_the_run(built.daemon) as (received, _):
             summary = built.once(**options)
@@ -165,7 +196,9 @@ def _serve(args) -> int:
     options = _sim_options(args)
     if options.pop("seed") is not None:
         raise RobotError("--seed applies to one run (--once); runs started from the dashboard can take a seed")
-    built = assemble.build(args.config, sim=args.sim, web=True, host=args.host, port=args.port, **_hardware(args))
+    built = assemble.build(
+        args.config, sim=args.sim, rig_only=args.rig_only, web=True, host=args.host, port=args.port, **_hardware(args)
+    )
     stop = threading.Event()
     try:
         with signals_stop_the_run(built.daemon, then=stop.set) as (received, on_signal):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from .board import board_identity
 from .camera import Camera
 from .errors import RobotError
 from .events import EventBus
@@ -47,8 +48,10 @@ class Daemon:
         check_calibration: Callable[[dict], dict] | None = None,
         closers: tuple[Callable[[], None], ...] = (),
         scans: ScanMemory | None = None,
+        mode: str | None = None,
     ):
         self.runner, self.history, self.bus, self.rig = runner, history, bus, rig
+        self._mode = mode
         self.cameras, self.link_status, self.simulation = cameras, link_status, simulation
         self._calibration, self._set_calibration = calibration, set_calibration
         self._check_calibration = check_calibration
@@ -57,15 +60,18 @@ class Daemon:
 
     @property
     def mode(self) -> str:
-        return "sim" if self.simulation is not None else "rig"
+        """``sim``, ``rig``, or ``rig-only`` (the real controller turns a virtual cube: ``robotd --rig-only``)."""
+        return self._mode or ("sim" if self.simulation is not None else "rig")
 
     def status(self) -> dict:
         cameras = [camera.status() for camera in self.cameras.values()]
+        link = self.link_status()
         return {
             **self.runner.status(),
             "mode": self.mode,
             "rig": self.rig.status(),
-            "link": self.link_status(),
+            "link": link,
+            "board": board_identity(link.get("handshake")),
             "cameras": cameras,
             "camera_ok": all(c.get("error") is None for c in cameras),
             "simulation": self.simulation.status() if self.simulation else None,
@@ -82,7 +88,8 @@ class Daemon:
         light: str | None = None,
         moves: int | None = None,
     ) -> int:
-        """Start a run; in simulation the virtual cube is scrambled first (random, or by ``seed``/``scramble``)."""
+        """Start a run; with a virtual cube (``--sim``, ``--rig-only``) it is scrambled first (random, or by
+        ``seed``/``scramble``)."""
         if self.simulation is None:
             given = [
                 name

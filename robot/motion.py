@@ -23,6 +23,10 @@ motors, switch them on or off (``set_motors``) and ``reconnect`` the link;
 cannot (a Marlin or grblHAL rig has no home switches; grblHAL switches its
 drivers itself) is a ``RobotError`` that says why. Motors switched off are
 switched on again by the next run or jog.
+
+Under ``robotd --rig-only`` a ``follow`` (``robot.rig_only.FollowedCube``)
+reads each command back from the controller; the plan then goes one
+command at a time.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
 from firmware_interface.steps import SPEED_MS
@@ -43,6 +49,12 @@ log = logging.getLogger("robotd.motion")
 
 
 RIG_ACTIONS = ("home", "motors", "reconnect")
+
+
+class Follower(Protocol):
+    """What follows each motor command as the controller reports it (``robot.rig_only.FollowedCube``)."""
+
+    def turning(self, command: MotorCommand) -> AbstractContextManager[None]: ...
 
 
 class MotionOverLink:
@@ -93,6 +105,7 @@ class LinkMotion(MotionOverLink):
         super().__init__(link, motion_timeout_s, cannot)
         self.motors, self.rig = motors, rig
         self.device_direction = False  # True: the firmware applies [rig.direction] (MOTOR dir=)
+        self.follow: Follower | None = None  # robotd --rig-only: the virtual cube that follows each command
 
     def connect(self) -> dict:
         """Handshake, check the firmware has every configured motor, energise and home them."""
@@ -159,6 +172,9 @@ class LinkMotion(MotionOverLink):
         self._stopping.clear()
         self.ready()
         try:
+            if self.follow is not None:
+                self._run_followed(plan, on_done, self.follow)
+                return
             motions = self.link.plan([self._entry(command) for command in plan])
             for index, motion in enumerate(motions):
                 motion.wait(self.motion_timeout_s)
@@ -167,6 +183,13 @@ class LinkMotion(MotionOverLink):
             if self._stopping.is_set():
                 raise Stopped("emergency stop") from None
             raise RobotError(describe_fault(error)) from None
+
+    def _run_followed(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None], follow: Follower) -> None:
+        """One command at a time, each read back by ``follow`` before the next is sent."""
+        for index, command in enumerate(plan):
+            with follow.turning(command):
+                self.link.plan([self._entry(command)])[0].wait(self.motion_timeout_s)
+            on_done(index)
 
     def _entry(self, command: MotorCommand):
         """A command as a ``link.plan`` entry; reversed motors flipped here unless the firmware does it."""

@@ -121,8 +121,10 @@ class Runner:
         bus: EventBus,
         settings: RunSettings = RunSettings(),
         keep_refused: Callable[[int, int | None], Path | None] | None = None,
+        why_unsolved: Callable[[], str | None] | None = None,
     ):
         self.scanner, self.motion, self.rig = scanner, motion, rig
+        self.why_unsolved = why_unsolved  # what else robotd knows when a verification fails (robotd --rig-only)
         self.solving = RigSolver(settings, rig)
         self.history, self.bus, self.settings = history, bus, settings
         self.keep_refused = keep_refused  # (run id, scan id) -> the folder a refused scan was kept in
@@ -379,8 +381,10 @@ class Runner:
             check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
             self.bus.publish("verified", run_id, state=check.state, solved=is_solved(check.state))
             if not is_solved(check.state):
+                why = self.why_unsolved() if self.why_unsolved is not None else None
                 raise RobotError(
                     f"the cube is not solved after executing the solution; the re-scan reads {check.state}"
+                    + (f"; {why}" if why else "")
                 )
 
     def _executed(self, run_id: int, plan: Sequence[PlannedStep], index: int) -> None:

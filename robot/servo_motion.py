@@ -19,11 +19,14 @@ cover and spins the base back to its home end-point (the cube turns with
 it, and the rig keeps track); ``set_motors(False)`` switches both servos off
 (no pulses: they can be moved by hand) and ``set_motors(True)`` re-seats
 them as after an emergency stop; ``reconnect`` opens a new session.
+Under ``robotd --rig-only`` each confirmed move's positions go to
+``follow`` (``robot.rig_only.FollowedMechanism``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from firmware_interface import LinkError
 
@@ -40,6 +43,14 @@ JOG_OPS = {
         *(Op(kind, q) for kind in ("spin", "turn") for q in (1, -1, 2, -2)),
     )
 }
+
+
+class ServoFollower(Protocol):
+    """What follows each servo move as the Maestro reports it (``robot.rig_only.FollowedMechanism``)."""
+
+    def moved(self, result: dict | None) -> None: ...
+
+
 # the cover each op starts from: spins and flips move the whole cube, turns need the upper layers held
 _COVER_NEEDED = {"flip": OPEN, "hold": OPEN, "spin": OPEN, "release": HOLD, "turn": HOLD}
 
@@ -51,6 +62,7 @@ class ServoMotion(MotionOverLink):
         super().__init__(link, motion_timeout_s)
         self.servos, self.rig = servos, rig
         self.spinner, self.cover = 0, OPEN
+        self.follow: ServoFollower | None = None  # robotd --rig-only: the virtual cube that follows each move
 
     def connect(self) -> dict:
         """Handshake, speeds and accelerations, then the rig to a known place: cover open, spinner home."""
@@ -114,7 +126,9 @@ class ServoMotion(MotionOverLink):
         settings = self.servos[servo]
         if point not in settings.end_points:
             raise RobotError(f"the {servo} servo has no end-point {point!r}")
-        self.link.move({settings.channel: settings.target(point)}).wait(self.motion_timeout_s)
+        done = self.link.move({settings.channel: settings.target(point)}).wait(self.motion_timeout_s)
+        if self.follow is not None:
+            self.follow.moved(done)
 
     def run_plan(self, plan: Sequence, on_done: Callable[[int], None]) -> None:
         self._stopping.clear()

@@ -1,5 +1,8 @@
 """The simulated rig: a virtual cube in the simulated firmware, seen by rendered cameras.
 
+Under ``robotd --rig-only`` the cube is not in a simulated firmware but
+follows the real controller (``robot.rig_only``); the rest is the same.
+
 Before each dry run ``prepare`` loads a scrambled cube into the firmware on
 the pseudo-terminal; the run then scans it through ``vision.render`` images,
 solves it and turns it through the real serial link, exactly as on a rig.
@@ -10,11 +13,11 @@ from __future__ import annotations
 import secrets
 import threading
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 import solver
-from firmware_interface import SimulatedFirmware
 from solver.puzzles.cube.geometry import FACES
 from vision import PRESETS, ViewConfig, default_views, render_views
 
@@ -39,6 +42,7 @@ class SimSettings:
     reset_on_open: bool
     firmware: str  # python: the reference firmware; avr: the firmware binary under simavr
     board: str  # avr: the pin map it is built for
+    emergency_parser: bool = False  # avr, marlin: the stock build with EMERGENCY_PARSER
 
 
 def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") -> SimSettings:
@@ -59,10 +63,12 @@ def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") 
     )
     if rig.kind == "flip-spin" and section.given("cameras"):
         section.report("cameras", "a flip/spin rig has one camera above the cube: leave this out")
-    if table.firmware != "python" and controller != "robotd":
+    if table.firmware != "python" and controller not in AVR_CONTROLLERS:
         section.report(
             "firmware", f"picks robotd's own firmware; a {controller} controller is simulated as that firmware speaks"
         )
+    if table.emergency_parser and (table.firmware != "avr" or controller != "marlin"):
+        section.report("emergency_parser", 'picks the stock Marlin build: with kind = "marlin" and firmware = "avr"')
     _check_faults(section, table, controller)
     return SimSettings(
         puzzle=table.puzzle,
@@ -76,9 +82,11 @@ def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") 
         reset_on_open=table.reset_on_open,
         firmware=table.firmware,
         board=table.board,
+        emergency_parser=table.emergency_parser,
     )
 
 
+AVR_CONTROLLERS = ("robotd", "marlin", "grblhal")  # firmware = "avr": robotd's binary, or the stock Marlin / grbl build
 DEVICE_FAULTS = ("stall", "limit", "reset_after", "silent_after", "close_after")
 
 
@@ -101,10 +109,23 @@ def _check_faults(section: Section, table, controller: str) -> None:
                 faults.report(key, f"{unknown[0]!r} is no motor of the simulated six-axis rig ({', '.join(FACES)})")
 
 
-class Simulation:
-    """Owns the simulated firmware and renders what the rig's cameras would see."""
+class VirtualBoard(Protocol):
+    """Where the virtual cube lives: a simulated controller (``SimulatedFirmware``, ``SimulatedMarlin``, ...), or
+    under ``robotd --rig-only`` the cube that follows the real one (``robot.rig_only``)."""
 
-    def __init__(self, settings: SimSettings, firmware: SimulatedFirmware):
+    @property
+    def path(self) -> str | None: ...
+
+    @property
+    def cube(self) -> str: ...
+
+    def set_state(self, state: str) -> None: ...
+
+
+class Simulation:
+    """Owns the virtual cube (in the simulated firmware) and renders what the rig's cameras would see."""
+
+    def __init__(self, settings: SimSettings, firmware: VirtualBoard):
         self.settings, self.firmware = settings, firmware
         self.light = settings.light
         self.seed: int | None = None
@@ -185,4 +206,10 @@ class Simulation:
             "seed": self.seed,
             "cameras": self.settings.cameras,
             "device": self.firmware.path,
+            "read_back": self.read_back(),
         }
+
+    def read_back(self) -> dict | None:
+        """Under ``robotd --rig-only``: how the cube follows the real controller, and what differed."""
+        read_back = getattr(self.firmware, "read_back", None)
+        return read_back() if read_back is not None else None

@@ -168,3 +168,18 @@ class RigSolver:
                     1, mp_context=multiprocessing.get_context("spawn"), initializer=_two_phase_worker_start
                 )
             return self._pool
+
+
+def warm_up_solvers(settings) -> None:
+    """Load the solver tables and the network, and run the network once, so that no run pays for it."""
+    from solver.puzzles.pocket import model
+    from solver.search.astar import EVAL_CHUNK
+    from solver.search.heuristic import load_model
+    from solver.search.perimeter import DEFAULT_DEPTH, load_perimeter
+    from solver.tables.exact import load_table
+
+    load_table(model(settings.metric))
+    load_model().warm_up(EVAL_CHUNK)
+    perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
+    if perimeter:
+        load_perimeter(perimeter)

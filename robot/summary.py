@@ -40,6 +40,7 @@ def format_summary(summary: dict) -> str:
         lines.append(f"motor time: {summary['actual_s']:.2f} s (estimated {summary.get('estimated_s') or 0:.2f} s)")
     if summary.get("host_overhead_s") is not None:
         lines.append(f"host time : {summary['host_overhead_s']:.3f} s (everything but motor time)")
+    lines += _read_back_lines(summary.get("read_back"))
     if summary.get("link"):
         link = summary["link"]
         lines.append("link      : " + ", ".join(f"{k} {v}" for k, v in link.items()))
@@ -54,6 +55,15 @@ def describe_candidate(candidate: dict) -> str:
     return head + f"{candidate['htm']} HTM, {candidate['qtm']} QTM, {candidate['planned_s']:.2f} s on the rig"
 
 
+def _read_back_lines(read_back: dict | None) -> list[str]:
+    """``robotd --rig-only``: what the virtual cube followed, and each command the controller did otherwise."""
+    if not read_back:
+        return []
+    lines = [f"read back : the virtual cube followed {read_back['follows']}"]
+    lines += [f"differs   : {difference}" for difference in read_back.get("differences", [])]
+    return lines
+
+
 def _scan_lines(summary: dict) -> list[str]:
     """The stickers in doubt, and where to see (and attach to a bug report) what the camera saw."""
     lines = []
@@ -64,3 +74,9 @@ def _scan_lines(summary: dict) -> list[str]:
     if summary.get("scan_overlay"):
         lines.append(f"overlay   : {summary['scan_overlay']}")
     return lines
+
+
+def nonzero(counters: dict) -> dict:
+    """The counters that counted something (nested tables, such as error bits, likewise)."""
+    kept = {k: nonzero(v) if isinstance(v, dict) else v for k, v in counters.items()}
+    return {k: v for k, v in kept.items() if v}

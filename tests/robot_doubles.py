@@ -125,7 +125,7 @@ class StillCamera:
 KEY = "a-long-enough-key"
 
 
-def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, **rig_options):
+def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, link_status=None, mode=None, **rig_options):
     virtual = rig_class(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s, **rig_options)
     bus = EventBus()
     history = History(tmp_path / "history.sqlite")
@@ -137,8 +137,9 @@ def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, **rig_options):
         bus=bus,
         rig=rig,
         cameras={"still": StillCamera()},
-        link_status=lambda: {"connected": True},
+        link_status=link_status or (lambda: {"connected": True}),
         simulation=ScramblingSimulation(virtual),
+        mode=mode,
     )
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from robot import assemble
+from robot.check import check
 from robot.cli import main
 from robot.errors import ConfigError
 from robot.history import History
@@ -50,7 +51,7 @@ def once(tmp_path, extra="", controller=None, **options):
             "[controller.marlin.timing] silense: unknown option",
         ),
         ('[controller]\nkind = "marlin"\n[serial.timing]\nsilence = 0.5', "[serial] timing: applies to robotd"),
-        ('[controller]\nkind = "marlin"\n[sim]\nfirmware = "avr"', "a marlin controller is simulated"),
+        ('[controller]\nkind = "grblhal"\n[sim]\nemergency_parser = true', "picks the stock Marlin build"),
     ],
 )
 def test_bad_controller_sections_name_the_key(tmp_path, text, words):
@@ -236,6 +237,6 @@ def test_check_of_a_flip_spin_rig_reports_camera_and_port_not_a_traceback(tmp_pa
         "top_face = [[100, 80], [500, 80], [480, 450], [120, 450]]\n[camera.top]\n"
         'device = "/dev/robotd-no-such-camera"\n'
     )
-    problems = assemble.check(path)
+    problems = check(path).problems
     assert any("robotd-no-such-port" in p for p in problems)
     assert not any("view" in p for p in problems)

@@ -876,3 +876,34 @@ def test_every_text_meets_wcag_aa_contrast(serve, browser, scheme):
     print(f"contrast ({scheme}): {found['checked']} text/background pairs, lowest {found['lowest']}")
     assert found["failing"] == [], found["failing"]
     assert found["lowest"]["ratio"] >= 4.5 or found["lowest"]["needed"] == 3
+
+
+def board_daemon(directory, turn_s=0.0) -> Daemon:
+    """A motors-only daemon (robotd --rig-only) whose link names its board, and whose cube follows it."""
+    handshake = {
+        "port": "/dev/ttyACM0",
+        "firmware": "grblHAL 1.1f",
+        "version": "1.1f",
+        "stop_method": "feed hold (!) then soft reset (0x18)",
+        "stop_latency_ms": 20,
+    }
+    link = {"connected": True, "handshake": handshake}
+    daemon = make_daemon(directory, turn_s=turn_s, link_status=lambda: link, mode="rig-only")
+    simulation = daemon.simulation
+    follows = {"follows": "the faces' positions the controller reports", "positions": True, "differences": ["d1"]}
+    simulation.status = lambda: {"state": simulation.rig.state, "read_back": follows}
+    return daemon
+
+
+def test_the_machine_card_names_the_board_its_stop_and_what_a_motors_only_cube_follows(serve, page):
+    server = serve(make=board_daemon)
+    open_dashboard(page, server.url)
+    page.wait_for_selector("#machine dt")
+    rows = dict(zip(page.locator("#machine dt").all_inner_texts(), page.locator("#machine dd").all_inner_texts()))
+    assert rows["Mode"] == "motors only: the real controller, a virtual cube and camera"
+    assert rows["Board"] == "grblHAL 1.1f"  # the version is in the name already
+    assert rows["Stop"] == "feed hold (!) then soft reset (0x18), about 20 ms"
+    assert rows["Cube follows"] == "the faces' positions the controller reports"
+    assert rows["Controller differs"] == "d1"
+    assert page.is_visible("#sim-options")  # the virtual cube takes a scramble, as in simulation
+    assert page.problems == []

@@ -3,26 +3,39 @@
 Status reports, alarms, feed holds, lines garbled with no checksum to catch
 it, faces beside the turning one: grbl's own. Turns, faulty lines, resets,
 silence and the e-stop, as MarlinLink has them too, are in test_line_links.py.
+The last part runs on the stock grbl binary (shared/stock-firmware) under
+simavr and on our simulator of that build alike: the simulator's answers,
+identification, alarm recovery, the homing lock and the e-stop's late banner.
+It skips where simavr or the binary is missing (fails instead with
+ROBOTD_REQUIRE_AVR=1 where the toolchain is installed, as
+test_stock_firmware.py does).
 """
 
 import inspect
 import time
 
 import pytest
+import serial
 
-from firmware_interface import ConfigError, DeviceFault, HandshakeError
+import devices
+from firmware_interface import ConfigError, DeviceFault, HandshakeError, avr_board
+from firmware_interface.grbl.alarms import alarm_advice, describe_alarm, needs_reset, settings_warnings
 from firmware_interface.grbl.dialect import (
+    DEFAULT_AXES,
     LINE_NOISE_ERRORS,
-    describe_alarm,
     describe_error,
     move_line,
     parse_axes_info,
     parse_reply,
     parse_status,
 )
+from firmware_interface.grbl.identity import BoardReport, not_grbl, refusal, too_old
 from firmware_interface.grbl.link import GrblLink
 from firmware_interface.grbl.machine import GrblMachine
+from firmware_interface.grbl.simulator import SimulatedGrbl
 from firmware_interface.marlin.link import MarlinLink
+from firmware_interface.marlin.simulator import SimulatedMarlin
+from firmware_interface.stock_firmware import missing_stock, stock_board
 from line_rigs import FEED, SOLVED, estop_mid_move, ready, rigs
 from solver import apply
 
@@ -66,6 +79,22 @@ def test_replies():
     assert parse_axes_info("AXS:6:XYZABC") == "XYZABC" and parse_axes_info("OPT:VN,35,1024") is None
     report = parse_reply("#%<Run|MPos:1.000,2.000,3.000|FS:100,0>")  # noise ahead of a report
     assert report.kind == "status" and report.status.mpos == (1.0, 2.0, 3.0)
+
+
+def test_what_the_board_says_of_itself_is_judged():
+    assert (parse_reply("$20=1").kind, parse_reply("$20=1").code, parse_reply("$20=1").text) == ("setting", 20, "1")
+    assert too_old("Grbl 0.9j") and too_old("Grbl 1.1q") is None and too_old("GrblHAL 1.1f") is None
+    assert "set [controller] kind = 'marlin'" in not_grbl("echo:Unknown command") and not_grbl(">:error:7") is None
+    assert "robotd's own firmware" in not_grbl("BOOT proto=2 boot=00C0FFEE")
+    report = BoardReport(letters="XYZ")
+    assert "has 3 axes (XYZ) and robotd needs one per face, 6" in refusal(report, dict(DEFAULT_AXES))
+    assert needs_reset(1) and needs_reset(2) and not needs_reset(3) and not needs_reset(None)
+    assert "square it by hand" in alarm_advice(3) and "set $22=0" in alarm_advice(9)
+    assert [w.split(" (")[0] for w in settings_warnings({20: "1", 21: "0", 22: "1", 13: "1"})] == [
+        "soft limits are on",
+        "homing is on",
+        "positions are reported in inches",
+    ]
 
 
 def test_move_lines_are_absolute_and_pin_the_modal_state():
@@ -114,7 +143,6 @@ def test_the_simulated_board_speaks_grbl():
     assert board.state(1.25).startswith("<Run|") and not board.done
     assert board.state(1.35).startswith("<Idle|MPos:90.000,0.000,") and len(board.done) == 1
     assert board.send(b"g90 (absolute) g1 y-90 ; a comment\n", 2.0) == ["ok"]
-    assert board.send(b"G4 P0.5\n") == ["ok"]
     for line, code in [
         (b"G1 X\n", 2),
         (b"5 G1\n", 1),
@@ -130,6 +158,7 @@ def test_the_simulated_board_speaks_grbl():
         assert board.send(line) == [f"error:{code}"], line
     assert board.send(b"\x18", 2.1) == [
         "ALARM:3",
+        "",
         "GrblHAL 1.1f ['$' or '$HELP' for help]",
         "[MSG:'$H'|'$X' to unlock]",
     ]  # reset while moving: locked
@@ -137,8 +166,32 @@ def test_the_simulated_board_speaks_grbl():
     assert board.send(b"G1 X0\n") == ["error:9"]
     assert board.send(b"$X\n") == ["[MSG:Caution: Unlocked]", "ok"]
     assert board.send(b"$I\n")[2:] == ["[AXS:6:XYZABC]", "[FIRMWARE:grblHAL]", "ok"]
-    assert board.send(b"\x18", 2.3) == ["GrblHAL 1.1f ['$' or '$HELP' for help]"]  # idle: no alarm
+    assert board.send(b"\x18", 2.3) == ["", "GrblHAL 1.1f ['$' or '$HELP' for help]"]  # idle: no alarm
     assert board.send(b"G1 X10\n") == ["error:22"]  # a reset forgets the feed rate
+    report, ok = board.send(b"?\n")  # the line end after a '?' is an empty line: ok
+    assert report.startswith("<Idle|MPos:90.000,0.000,") and ok == "ok"
+    # G4 answers once the motion before it and its dwell are over
+    assert board.send(b"G91 G1 Z9 F5400\nG4 P0.5\n", 3.0) == ["ok"]
+    assert board.send(b"", 3.5) == [] and board.send(b"", 3.7) == ["ok"]
+
+
+def test_the_simulated_board_keeps_its_settings_and_alarms_on_a_soft_limit():
+    board = Board()
+    assert board.send(b"$20=1\n", 0.0) == ["error:10"]  # soft limits need homing on
+    assert [board.send(line) for line in (b"$22=1\n", b"$20=1\n", b"$130=100\n", b"$99=1\n")] == [
+        ["ok"],
+        ["ok"],
+        ["ok"],
+        ["error:3"],
+    ]
+    assert "$130=100" in board.send(b"$$\n") and board.send(b"G1 X-50 F6000\n") == ["ok"]  # machine space: -100..0
+    assert board.send(b"G1 X10\n", 1.0) == ["ALARM:2", "[MSG:Reset to continue]"]
+    assert board.send(b"$X\n") == [] and board.state(1.1).startswith("<Alarm|MPos:-50.000,")  # deaf to lines
+    assert board.send(b"\x18", 1.2) == ["ok", "", "GrblHAL 1.1f ['$' or '$HELP' for help]", "[MSG:'$H'|'$X' to unlock]"]
+    assert board.send(b"G1 X-60 F6000\n") == ["error:9"]
+    assert board.send(b"$X\n") == ["[MSG:Caution: Unlocked]", "ok"]
+    board.machine.power_on()  # homing on: locked from power-up
+    assert board.machine.locked and board.send(b"$H\n", 2.0)[0] == "ALARM:9"
 
 
 # ---------------------------------------------------------------- link against the simulator
@@ -154,19 +207,19 @@ def test_handshake_waits_for_the_banner_and_sets_the_board_up(rig):
     sim, link = rig({"boot_ms": 300})  # resets on open, deaf while it boots
     info = ready(link)
     assert info["dialect"] == "grblhal" and info["protocol"] == 1
-    assert info["firmware"] == "grblHAL 1.1f.20240101" and info["axis_count"] == 6
-    assert info["motors"] == list("URFDLB") and info["axis_letters"] == "XYZABC"
-    assert list(dict.fromkeys(sim.accepted)) == ["$I", "$X", "G90G21G94"]
+    assert info["firmware"] == "grblHAL 1.1f" and info["build_date"] == "20240101" and info["axis_count"] == 6
+    assert info["motors"] == list("URFDLB") and info["axis_letters"] == "XYZABC" and info["warnings"] == []
+    assert list(dict.fromkeys(sim.accepted)) == ["$I", "$$", "$X", "G90G21G94"]
     assert link.query()["position"] == dict.fromkeys("URFDLB", 0.0)
 
 
 def test_a_board_that_does_not_reset_on_open_is_soft_reset(rig):
-    sim, link = rig({"reset_on_open": False, "classic": True})  # banner "Grbl 1.1h ['$' for help]"
+    sim, link = rig({"reset_on_open": False, "classic": True})  # banner "Grbl 1.1q ['$' for help]"
     link.connect()
     link.close()
     again = GrblLink(sim.path, feed=FEED)  # the banner came and went: only a soft reset brings it back
     try:
-        assert ready(again)["firmware"] == "grblHAL 1.1f.20240101"
+        assert ready(again)["firmware"] == "Grbl 1.1q"
         assert sim.estop_times()
         again.turn("R", 1).wait(2)
     finally:
@@ -176,13 +229,13 @@ def test_a_board_that_does_not_reset_on_open_is_soft_reset(rig):
 
 def test_what_is_not_a_usable_grbl_board_fails_the_handshake(rig):
     sim, link = rig({"axis_count": 4, "axes": {"U": "X", "R": "Y", "F": "Z", "D": "A"}})
-    with pytest.raises(HandshakeError, match="the board has axes XYZA; axes B, C are mapped to faces"):
+    with pytest.raises(HandshakeError, match=r"the board has 4 axes \(XYZA\) and robotd needs one per face, 6"):
         link.connect()
 
 
 def test_a_board_that_starts_in_alarm_is_unlocked(rig):
     sim, link = rig({"start_locked": True})
-    ready(link)
+    assert "grbl was locked in alarm at connect" in ready(link)["warnings"][0]
     assert not sim.info()["locked"]
     link.turn("F", -1).wait(2)
     assert sim.cube == apply(SOLVED, "F'")
@@ -238,15 +291,32 @@ def test_an_alarm_is_a_fault_that_says_what_it_means(rig):
     sim, link = rig()
     ready(link)
     link.turn("R", 1).wait(2)
-    sim.alarm(1)
+    sim.alarm(1)  # a limit switch: grbl reads nothing until a soft reset
     time.sleep(0.05)
     with pytest.raises(DeviceFault) as caught:
         link.turn("U", 1)
-    assert caught.value.code == "ALARM" and "ALARM:1 hard limit triggered" in str(caught.value)
-    assert link.status()["fault"]["code"] == "ALARM"
-    assert link.clear()["position"]["R"] == 90.0  # $X, then on from where the board is
+    assert caught.value.code == "ALARM" and "grbl raised ALARM:1 (hard limit triggered)" in str(caught.value)
+    assert "set $21=0" in str(caught.value) and link.status()["fault"]["code"] == "ALARM"
+    assert link.clear()["position"]["R"] == 90.0  # soft reset, $X, then on from where the board is
+    status = link.status()
+    assert status["counters"]["soft_resets"] == 1 and status["alarm"]["code"] == 1 and status["alarm"]["cleared"]
     link.turn("U", 1).wait(2)
     assert sim.cube == apply(SOLVED, "R U")
+
+
+def test_a_limit_alarm_whose_words_were_lost_is_reset_when_x_goes_unanswered(rig):
+    """ALARM:1 and [MSG:Reset to continue] garbled on the way: $X draws no reply twice, so clear() resets first."""
+    sim, link = rig()
+    ready(link)
+    sim.mangle_next("ALARM:1", "ALARM:%", direction="to_host")
+    sim.mangle_next("Reset to continue", "Reset to c#ntinue", direction="to_host")
+    sim.alarm(1)
+    time.sleep(0.05)
+    with pytest.raises(DeviceFault, match=r"grbl raised ALARM: \(its code was not received\)"):
+        link.turn("U", 1)
+    assert link.clear()["state"] == "Idle" and link.status()["counters"]["soft_resets"] == 1
+    link.turn("U", 1).wait(2)
+    assert sim.cube == apply(SOLVED, "U")
 
 
 def test_a_feed_hold_nobody_asked_for_is_resumed(rig):
@@ -299,3 +369,219 @@ def test_the_opposite_face_moving_too_is_put_back(rig):
     sim.mangle_next("G1 Y90", "G1 B180 Y90")
     link.turn("R", 1).wait(5)
     assert sim.cube == apply(SOLVED, "R")
+
+
+# ---------------------------------------------------------------- the stock grbl binary, and our simulator of it
+# Each test runs on shared/stock-firmware/grbl-mega-5x-6axis.elf under simavr ("stock") and on SimulatedGrbl as
+# that build ("sim"): what the binary does, the simulator must do too.
+
+GRBL_BANNER = "Grbl 1.1q ['$' for help]"
+FITS_NOT = {"U": "X", "R": "Y", "F": "Z", "D": "A", "L": "U", "B": "V"}  # U and V: letters of an 8-axis grblHAL
+
+
+def stock_grbl(kind: str):
+    """The binary on the simulated board, or our simulator of it; not started."""
+    if kind == "sim":
+        return SimulatedGrbl(classic=True, reset_on_open=False)  # the binary does not reset when the port opens
+    devices.require_avr(avr_board.missing_tools)
+    why = missing_stock("grbl")
+    if why:
+        pytest.skip(why)
+    return stock_board("grbl")
+
+
+class StockRig:
+    """A grbl board and the links opened on it, closed with it."""
+
+    def __init__(self, board):
+        self.board = board
+        self.links: list[GrblLink] = []
+
+    def link(self, **options) -> GrblLink:
+        self.links.append(GrblLink(self.board.path, feed=FEED, **options))
+        return self.links[-1]
+
+    def close(self) -> None:
+        for link in self.links:
+            link.close()
+        self.board.stop()
+
+
+@pytest.fixture(params=["stock", "sim"])
+def grbl(request):
+    rig = StockRig(stock_grbl(request.param))
+    rig.board.start()
+    try:
+        yield rig
+    finally:
+        rig.close()
+
+
+class RawPort:
+    """The board's port without a link: lines written by hand, replies read as they come."""
+
+    def __init__(self, path: str):
+        self.port = serial.Serial(path, 115200, timeout=0.02)
+
+    def read(self, count: int, timeout: float = 2.0, grace: float = 0.05) -> list[str]:
+        """``count`` lines (empty ones included), then any more within ``grace``; status reports cut to their
+        state and machine position (the fields between differ from report to report)."""
+        lines: list[str] = []
+        deadline = time.monotonic() + timeout
+        while len(lines) < count and time.monotonic() < deadline:
+            lines += self._line()
+        end = time.monotonic() + grace
+        while time.monotonic() < end:
+            lines += self._line()
+        return lines
+
+    def _line(self) -> list[str]:
+        raw = devices.read_line(self.port)
+        if not raw:
+            return []
+        line = raw.decode(errors="replace").rstrip("\r\n")
+        if line.startswith("<"):
+            state, mpos = line[1:-1].split("|")[:2]
+            line = f"<{state}|{mpos}>"
+        return [line]
+
+    def send(self, data: str, count: int, timeout: float = 2.0, grace: float = 0.05) -> list[str]:
+        self.port.write(data.encode("latin-1"))
+        return self.read(count, timeout, grace)
+
+    def boot(self) -> list[str]:
+        return self.read(52)[-5:]  # error:7, 46 settings, "", the banner, two >:error:7
+
+    def close(self) -> None:
+        self.port.close()
+
+
+def configure(board, *settings: str) -> None:
+    """``$`` settings written before a link connects, as a user would over a serial console."""
+    raw = RawPort(board.path)
+    try:
+        assert GRBL_BANNER in raw.boot()
+        for setting in settings:
+            assert raw.send(setting + "\n", 1) == ["ok"], setting
+    finally:
+        raw.close()
+
+
+ZEROS = ",".join(["0.000"] * 6)
+
+
+def test_the_simulator_answers_as_the_stock_binary_does(grbl):
+    raw = RawPort(grbl.board.path)
+    try:
+        assert raw.boot() == ["$135=180.000", "", GRBL_BANNER, ">:error:7", ">:error:7"]  # a blank EEPROM
+        assert raw.send("$I\n", 4) == ["[VER:1.1q.20210103:]", "[AXS:6:XYZABC]", "[OPT:VNMGH,35,255,0]", "ok"]
+        assert raw.send("?\n", 2) == [f"<Idle|MPos:{ZEROS}>", "ok"]  # '?' and an empty line
+        assert raw.send("$20=1\n", 1) == ["error:10"]  # soft limits need homing on
+        assert [raw.send(line, 1) for line in ("$22=1\n", "$20=1\n", "$131=100\n")] == [["ok"]] * 3
+        # past the soft limit (machine space is -100..0 on Y now): no ok; nothing read until a soft reset
+        assert raw.send("G1 Y10 F3000\n", 2) == ["ALARM:2", "[MSG:Reset to continue]"]
+        assert raw.send("$X\n", 1, timeout=0.2) == [] and raw.send("?", 1) == [f"<Alarm|MPos:{ZEROS}>"]
+        reset = ["", GRBL_BANNER, "[MSG:'$H'|'$X' to unlock]"]
+        assert raw.send("\x18", 4) == ["ok", *reset]  # the alarming line's ok at last; still locked
+        assert raw.send("G1 Y-10 F3000\n", 1) == ["error:9"]
+        assert raw.send("$X\n", 2) == ["[MSG:Caution: Unlocked]", "ok"]
+        assert raw.send("G1 Y-10\n", 1) == ["error:22"]  # the reset forgot the feed rate
+        assert raw.send("G1 Y-50 F300\n", 1) == ["ok"]  # ten seconds, cut short by a reset: locked
+        assert raw.send("\x18", 4, timeout=2.0) == ["ALARM:3", *reset]
+        assert raw.send("$X\n", 2) == ["[MSG:Caution: Unlocked]", "ok"]
+        grbl.board.reset()  # power off and on: homing on ($22=1) locks it from the start
+        assert raw.read(3) == reset and raw.send("?", 1) == [f"<Alarm|MPos:{ZEROS}>"]
+    finally:
+        raw.close()
+
+
+def test_the_link_identifies_the_board_and_refuses_a_config_it_does_not_fit(grbl):
+    refused = grbl.link(axes=FITS_NOT)
+    with pytest.raises(HandshakeError) as caught:
+        refused.connect()
+    refused.close()
+    assert "the board's axes are XYZABC; [controller.grblhal] axes maps L to U, B to V, which it lacks" in str(
+        caught.value
+    )
+    info = grbl.link().connect()
+    assert {key: info[key] for key in ("firmware", "version", "build_date", "build_options", "axis_letters")} == {
+        "firmware": "Grbl 1.1q",
+        "version": "1.1q",
+        "build_date": "20210103",
+        "build_options": "VNMGH",
+        "axis_letters": "XYZABC",
+    }
+    assert (info["axis_count"], info["planner_blocks"], info["rx_buffer"], info["warnings"]) == (6, 35, 255, [])
+    assert "soft reset (0x18)" in info["stop_method"] and info["stop_latency_ms"] <= 100
+    assert info["settings"] == {"$1": "254", "$13": "0", "$20": "0", "$21": "0", "$22": "0"}
+
+
+def test_a_soft_limit_alarm_is_reset_unlocked_and_the_next_turn_works(grbl):
+    configure(grbl.board, "$22=1", "$20=1")  # soft limits (they need homing on): machine space is -travel..0
+    link = grbl.link()
+    warnings = link.connect()["warnings"]
+    assert [w.split(" (")[0] for w in warnings] == ["soft limits are on", "homing is on"]
+    link.home().wait(2)
+    link.turn("R", -1).wait(3)
+    with pytest.raises(DeviceFault) as caught:
+        link.turn("R", 2).wait(3)  # to +90: past the limit
+    assert caught.value.code == "ALARM" and "ALARM:2" in str(caught.value)
+    assert "a move went past a soft limit: check $130-$135 max travel / $20" in str(caught.value)
+    assert link.status()["alarm"]["needs_reset"]
+    assert link.clear()["position"]["R"] == -90.0  # 0x18 once grbl asks for it, its banner, then $X
+    link.turn("U", -1).wait(3)
+    status = link.status()
+    assert status["healthy"] and status["counters"]["soft_resets"] == 1 and status["alarm"]["cleared"]
+    assert grbl.board.cube == apply(SOLVED, "R' U'")
+
+
+def test_a_board_locked_at_power_up_by_homing_is_unlocked_with_a_warning(grbl):
+    configure(grbl.board, "$22=1")
+    grbl.board.reset()  # power off and on: grbl starts in alarm and asks for $H
+    link = grbl.link()
+    info = link.connect()
+    assert len(info["warnings"]) == 1 and "homing is on ($22=1)" in info["warnings"][0]
+    assert "robotd unlocks it with $X" in info["warnings"][0]
+    link.home().wait(2)
+    link.turn("F", 1).wait(3)
+    assert grbl.board.cube == apply(SOLVED, "F")
+
+
+def test_after_an_estop_the_link_stays_connected_and_clear_unlocks(grbl):
+    """grbl prints the reset's banner a second after a stop in motion: that is no reset of the board."""
+    link = grbl.link()
+    link.connect()
+    link.home().wait(2)
+    link.set_speed(1000).wait(1)
+    motions = link.plan([("R", 1)] * 3)
+    motions[0].wait_received(2)
+    time.sleep(0.2)
+    assert link.estop()["acknowledged_s"] < 1.0
+    time.sleep(1.2)  # the banner has come
+    assert link.status()["connected"] and link.status()["fault"]["code"] == "ESTOP"
+    link.clear()
+    link.set_speed(100).wait(1)
+    link.turn("U", 1).wait(3)
+    assert link.status()["healthy"] and grbl.board.cube == apply(SOLVED, "U")  # R stopped short of a quarter
+
+
+@pytest.mark.parametrize("kind", ["stock", "sim"])
+def test_another_firmware_is_refused_by_name(kind):
+    if kind == "sim":
+        marlin = SimulatedMarlin()
+    else:
+        devices.require_avr(avr_board.missing_tools)
+        why = missing_stock("marlin")
+        if why:
+            pytest.skip(why)
+        marlin = stock_board("marlin")
+    marlin.start()
+    link = GrblLink(marlin.path)
+    try:
+        with pytest.raises(
+            HandshakeError, match=r"the board runs Marlin, not grbl .*: set \[controller\] kind = 'marlin'"
+        ):
+            link.connect()
+    finally:
+        link.close()
+        marlin.stop()

@@ -1,25 +1,40 @@
 """MarlinLink, its G-code codec and the simulated Marlin 2.1 board (firmware_interface/marlin/).
 
-Here only what Marlin does alone: line numbers and checksums, Resend, busy
-keepalives, the M112 halt. The behaviour every line-based link shares is
-tested once per dialect in test_line_links.py.
+Here only what Marlin does alone: line numbers and checksums, markers,
+Resend, busy keepalives, identifying the board, the M410 stop and a kill().
+The behaviour every line-based link shares is tested once per target in
+test_line_links.py; the real stock binaries' own answers in
+test_marlin_stock.py.
 """
 
 import time
 
 import pytest
 
-from firmware_interface import DeviceFault
+from firmware_interface import DeviceFault, HandshakeError
 from firmware_interface.marlin.dialect import (
     checksum,
+    marker_command,
     move_command,
     numbered,
     parse_position,
     parse_reply,
     split_numbered,
 )
+from firmware_interface.marlin.identity import BoardReport, board_axes, identify, refusal
+from firmware_interface.marlin.lines import MARKER, Line
+from firmware_interface.marlin.link import MarlinTiming
+from firmware_interface.marlin.session import MarlinSession
+from firmware_interface.motion import Motion
+from firmware_interface.steps import Step
 from line_rigs import SOLVED, estop_mid_move, ready, rigs
 from solver import apply
+
+STOCK_M115 = (
+    "FIRMWARE_NAME:Marlin bugfix-2.1.x (Jan  7 2023 04:42:21) SOURCE_CODE_URL:github.com/MarlinFirmware/Marlin "
+    "PROTOCOL_VERSION:1.0 MACHINE_TYPE:3D Printer EXTRUDER_COUNT:0 AXIS_COUNT:6 "
+    "UUID:cede2a2f-41a2-4748-9b12-c55c62f367ff"
+)
 
 # ---------------------------------------------------------------- codec
 
@@ -41,7 +56,9 @@ def test_reply_parsing():
     assert (ok.kind, ok.n, ok.planner, ok.buffer) == ("ok", 42, 15, 3)
     assert parse_reply("Resend: 7").kind == "resend" and parse_reply("Resend: 7").n == 7
     assert parse_reply("rs N8").n == 8 and parse_reply("rs 9").n == 9
+    assert parse_reply("Resend: 1?").kind == "other"  # a garbled number is no request
     assert parse_reply("busy: processing").kind == "busy"
+    assert parse_reply("echo:busy: processing").kind == "busy"  # Marlin 2.1's keepalive
     err = parse_reply("Error:Line Number is not Last Line Number+1, Last Line: 11")
     assert err.kind == "error" and err.line_error and err.n == 11
     err = parse_reply("Error:checksum mismatch, Last Line: 3")
@@ -49,14 +66,24 @@ def test_reply_parsing():
     halted = parse_reply("Error:Printer halted. kill() called!")
     assert halted.halted and not halted.line_error
     assert parse_reply("start").kind == "start"
-    assert parse_reply("echo:Marlin 2.1.2").kind == "banner" and parse_reply("Marlin 2.1.2.1").text == "2.1.2.1"
-    assert parse_reply('echo:Unknown command: "M999"').kind == "echo"
+    assert parse_reply("Marlin bugfix-2.1.x").kind == "banner" and parse_reply("echo:Marlin 2.1.2").text == "2.1.2"
+    assert parse_reply('echo:Unknown command: "8"').unknown_command
     assert parse_position("X:90.00 Y:-180.00 Z:0.00 E:0.00 Count X:7200 Y:0 Z:0") == {
         "X": 90.0,
         "Y": -180.0,
         "Z": 0.0,
         "E": 0.0,
     }
+    six = "X:0.00 Y:0.00 Z:0.00 A:19.80 B:0.00 C:-90.00 Count X:0 Y:0 Z:0 A:88 B:0 C:-400"
+    assert parse_position(six) == {"X": 0.0, "Y": 0.0, "Z": 0.0, "A": 19.8, "B": 0.0, "C": -90.0}
+
+
+def test_markers_prove_their_line_only_when_both_copies_agree():
+    assert marker_command(12) == "M118 rd12 rd12"
+    assert (parse_reply("rd12 rd12").kind, parse_reply("rd12 rd12").n) == ("marker", 12)
+    assert parse_reply("echo:rd7 rd7").n == 7  # M118 E1 prints it so
+    assert parse_reply("rd12 rd13").kind == "other"  # a byte garbled on the way: no proof
+    assert parse_reply("9/\xffrd41 rd41").kind == "other"  # noise ahead of it
 
 
 def test_move_encoding():
@@ -64,6 +91,61 @@ def test_move_encoding():
     assert move_command([("X", -2)], 90.0, 6000) == "G1 X-180 F6000"
     # a pair: both axes in one line, F along the path so each axis runs at the feed
     assert move_command([("X", 1), ("I", -1)], 90.0, 6000) == "G1 X90 I-90 F8485.2814"
+    # absolute, from where each axis is (the link's moves: a repeat goes nowhere new)
+    assert move_command([("X", 1), ("A", -2)], 90.0, 6000, {"X": 90.0, "A": 19.8}) == "G1 X180 A-160.2 F6708.2039"
+
+
+# ---------------------------------------------------------------- identifying the board (pure)
+
+
+def stock_report(letters="XYZABC", parser="0", name=STOCK_M115) -> BoardReport:
+    report = BoardReport()
+    report.on_firmware(name)
+    report.on_capability("EEPROM:0")
+    report.on_capability(f"EMERGENCY_PARSER:{parser}")
+    report.on_position(list(letters))
+    return report
+
+
+def test_m115_tells_firmware_version_axes_capabilities_and_the_stop():
+    info = identify(stock_report(parser="1"))
+    assert (info["firmware"], info["version"], info["axis_count"]) == ("Marlin bugfix-2.1.x", "bugfix-2.1.x", 6)
+    assert info["capabilities"] == {"EEPROM": False, "EMERGENCY_PARSER": True} and info["emergency_parser"]
+    assert info["stop_method"].startswith("M410") and "EMERGENCY_PARSER" in info["stop_method"]
+    assert "4-line command queue" in identify(stock_report())["stop_method"] and info["stop_latency_ms"] > 0
+
+
+def test_axes_4_to_6_are_i_j_k_or_a_b_c_whatever_the_board_calls_them():
+    ijk = {"U": "X", "R": "Y", "F": "Z", "D": "I", "L": "J", "B": "K"}
+    abc = {"U": "X", "R": "Y", "F": "Z", "D": "A", "L": "B", "B": "C"}
+    assert board_axes(ijk, stock_report("XYZABC")) == abc
+    assert board_axes(abc, stock_report("XYZIJK")) == ijk
+    assert board_axes(abc, stock_report("XYZABC")) == abc
+
+
+@pytest.mark.parametrize(
+    "axes, letters, words",
+    [
+        ({"U": "X", "D": "U"}, "XYZABC", "too few axes: face D is on U, Marlin's axis 7, but the board has 6"),
+        ({"U": "X", "D": "I"}, "XYZ", "too few axes: face D is on I, Marlin's axis 4"),
+        (
+            {"U": "X", "D": "A"},
+            "XYZUVW",
+            "axis names do not match: face D is on A, but the board names its axes X Y Z U V W",
+        ),
+    ],
+)
+def test_a_board_without_the_configured_axes_is_refused(axes, letters, words):
+    report = stock_report(letters)
+    report.fields["AXIS_COUNT"] = str(len(letters))
+    with pytest.raises(ValueError, match=words.replace("(", r"\(")):
+        board_axes(axes, report)
+
+
+def test_a_board_that_is_not_marlin_is_refused():
+    assert refusal(stock_report()) is None
+    why = refusal(stock_report(name="FIRMWARE_NAME:Klipper v0.12 MACHINE_TYPE:x"))
+    assert why and "not Marlin (M115 says FIRMWARE_NAME:Klipper v0.12" in why
 
 
 # ---------------------------------------------------------------- link against the simulator
@@ -75,13 +157,21 @@ def rig():
         yield make
 
 
-def test_handshake_waits_for_the_boot_banner(rig):
+def test_handshake_waits_for_the_boot_banner_and_identifies_the_board(rig):
     sim, link = rig({"boot_ms": 300})  # resets on open, deaf while in its bootloader
     info = ready(link)
-    assert info["dialect"] == "marlin" and info["firmware"] == "Marlin 2.1.2"
-    assert info["motors"] == list("URFDLB")
+    assert info["dialect"] == "marlin" and info["firmware"] == "Marlin 2.1.2" and info["axis_letters"] == "XYZABC"
+    assert info["motors"] == list("URFDLB") and info["axes"]["D"] == "A"  # configured I, named A by the board
+    assert info["stop_method"].startswith("M410") and not info["emergency_parser"]
     state = sim.info()
-    assert state["relative"] and state["enabled"] and state["last_line"] == 3
+    assert not state["relative"] and state["enabled"]  # G90: absolute targets
+
+
+def test_a_board_with_too_few_axes_is_refused_at_connect(rig):
+    sim, link = rig(axes={"U": "X", "R": "Y", "F": "Z", "D": "U", "L": "V", "B": "W"})
+    with pytest.raises(HandshakeError, match="too few axes: face D is on U"):
+        link.connect()
+    assert not link.status()["connected"]
 
 
 def test_resend_is_honoured(rig):
@@ -92,7 +182,7 @@ def test_resend_is_honoured(rig):
     motions = link.plan([("R", 1), ("U", 1)])
     link.wait(motions, timeout=2)
     assert sim.cube == apply(SOLVED, "R U")
-    assert sim.info()["line_errors"] >= 1 and link.status()["counters"]["resends"] >= 1
+    assert sim.info()["line_errors"] >= 1 and link.status()["counters"]["line_errors"] >= 1
     assert link.status()["healthy"]
 
 
@@ -117,20 +207,6 @@ def test_a_lost_keepalive_during_m400_is_not_silence(rig):
     assert link.status()["healthy"] and sim.cube == apply(SOLVED, "F")
 
 
-def test_after_an_estop_the_board_stays_halted_until_reset(rig):
-    """M112 halts Marlin until a reset: clear() refuses and says so; connecting again (the port reopened, which
-    resets the board) goes on. The e-stop itself: test_line_links.py."""
-    sim, link = rig()
-    ready(link)
-    estop_mid_move(sim, link)
-    with pytest.raises(DeviceFault, match="reset"):
-        link.clear()
-    assert link.status()["halted"] and sim.info()["halted"]
-    ready(link)
-    link.turn("U", 1).wait(2)
-    assert sim.cube == apply(SOLVED, "L U")
-
-
 def test_busy_does_not_time_out(rig):
     sim, link = rig({"busy_ms": 300})
     ready(link)
@@ -138,3 +214,72 @@ def test_busy_does_not_time_out(rig):
     link.turn("F", 1).wait(5)
     assert link.status()["counters"]["busy"] >= 5 and link.status()["healthy"]
     assert sim.cube == apply(SOLVED, "F")
+
+
+def test_after_a_quick_stop_marlin_runs_on_but_the_position_is_unknown(rig):
+    """M410 stops the motors and leaves Marlin running: clear() waits until it answers again (1-2 s) and reads
+    where the faces stopped; the link says the position is unknown until home(). The stop itself:
+    test_line_links.py; on the real binaries: test_marlin_stock.py."""
+    sim, link = rig()
+    ready(link)
+    estop_mid_move(sim, link)
+    assert not link.status()["halted"] and not sim.info()["halted"] and not link.status()["position_known"]
+    assert "square the faces" in link.status()["fault"]["message"]
+    position = link.clear()
+    assert 0 < position["position"]["R"] < 90 and not position["position_known"]  # stopped part of the way
+    link.set_speed(20).wait(1)
+    link.turn("U", 1).wait(2)
+    link.home().wait(2)
+    assert link.status()["position_known"] and link.status()["healthy"]
+    assert sim.cube == apply(SOLVED, "L U")
+
+
+def test_a_kill_halts_marlin_until_reset(rig):
+    """kill() (M112 from elsewhere, a thermal runaway): Marlin ignores everything until reset: clear() refuses
+    and says so; connecting again (the port reopened, which resets the board) goes on."""
+    sim, link = rig()
+    ready(link)
+    sim.send("Error:Printer halted. kill() called!")
+    time.sleep(0.05)
+    with pytest.raises(DeviceFault, match="reset"):
+        link.clear()
+    assert link.status()["halted"] and link.status()["fault"]["code"] == "HALTED"
+    ready(link)
+    link.turn("U", 1).wait(2)
+    assert sim.cube == apply(SOLVED, "U")
+
+
+# ---------------------------------------------------------------- the session alone: what a cut line may do
+
+
+def test_a_fragment_of_a_cut_line_proves_nothing():
+    """Marlin empties its receive buffer on a bad line, so a copy of it on the wire runs as a fragment: its marker
+    and its ok come before the line has gone again, and must not count (a forged proof completed a turn early)."""
+    sent: list[bytes] = []
+    after: list = []
+    session = MarlinSession(
+        timing=MarlinTiming(), port="test", buffer=3, history=64, write=sent.append, after=after, on_fault=print
+    )
+    session.connected = True
+    motion = Motion(Step("TURN", 1, (("R", 1),)))
+    for line in (
+        Line("G1 Y90 F6000", motion=motion, role="received"),
+        Line("M400"),
+        Line("", MARKER, motion=motion, role="completed"),
+    ):
+        session.queue(line)
+    session.pump(0.0)
+    for now, reply in ((0.01, "ok"), (0.5, "ok")):
+        session.on_line(parse_reply(reply), now)
+    assert sent[-1] == numbered(3, "M118 rd3 rd3")
+    for reply in ("Error:checksum mismatch, Last Line: 2", "Resend: 3", "ok", "rd3 rd3", "ok"):  # then a fragment
+        session.on_line(parse_reply(reply), 0.52)
+    for call in after:
+        call()
+    assert not motion.completed.done() and sent[-1] == numbered(3, "M118 rd3 rd3") and len(sent) == 3
+    session.tick(0.53)  # what was on the wire has come: line 3 goes again
+    assert len(sent) == 4 and sent[-1] == numbered(3, "M118 rd3 rd3")
+    session.on_line(parse_reply("rd3 rd3"), 0.535)
+    for call in after:
+        call()
+    assert motion.completed.result(0)["line"] == 3

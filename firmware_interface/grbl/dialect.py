@@ -15,8 +15,8 @@ help]`` from classic grbl or grblHAL in compatibility mode) after every
 reset, and bracketed messages such as ``[MSG:'$H'|'$X' to unlock]`` or
 the ``[VER:...]`` lines of ``$I``.
 
-The meanings below follow grblHAL's documented error and alarm tables, in
-short words of our own.
+The meanings below follow grblHAL's documented error table, in short words
+of our own; alarms.py has the alarms.
 """
 
 from __future__ import annotations
@@ -120,27 +120,6 @@ ERRORS = {
     84: "could not open file",
 }
 
-ALARMS = {
-    1: "hard limit triggered",
-    2: "soft limit: target beyond machine travel",
-    3: "reset while in motion",
-    4: "probe not in its expected initial state",
-    5: "probe did not make contact",
-    6: "homing cycle was reset",
-    7: "safety door opened while homing",
-    8: "homing pull-off did not clear the switch",
-    9: "homing could not find the limit switch",
-    10: "emergency stop asserted",
-    11: "homing required",
-    12: "limit switch engaged",
-    13: "probe protection triggered",
-    14: "spindle at-speed timeout",
-    15: "homing could not find the second switch of a squared axis",
-    16: "power-on self test failed",
-    17: "motor fault",
-    18: "homing failed (bad configuration)",
-}
-
 # errors a line garbled on the wire can draw (a changed letter, digit, sign, comment or line end):
 # the line is sent again. Anything else means the board refused a line it read correctly.
 LINE_NOISE_ERRORS = frozenset({1, 2, 3, 4, 11, 16, *range(20, 40), 42, 43, 44, 48, 54, 57, *range(71, 77), 80, 81})
@@ -148,10 +127,6 @@ LINE_NOISE_ERRORS = frozenset({1, 2, 3, 4, 11, 16, *range(20, 40), 42, 43, 44, 4
 
 def describe_error(code: int | None) -> str:
     return f"error:{code} {ERRORS.get(code, 'unknown error')}" if code is not None else "error (code unreadable)"
-
-
-def describe_alarm(code: int | None) -> str:
-    return f"ALARM:{code} {ALARMS.get(code, 'unknown alarm')}" if code is not None else "alarm (code not received)"
 
 
 def axis_letters(count: int) -> str:
@@ -190,16 +165,17 @@ class Status:
 
 @dataclass(frozen=True)
 class Reply:
-    """One line from the board. ``kind``: ok, error, alarm, status, banner, message, info, other."""
+    """One line from the board. ``kind``: ok, error, alarm, status, banner, message, info, setting, other."""
 
     kind: str
     text: str = ""
-    code: int | None = None  # error:N, ALARM:N
+    code: int | None = None  # error:N, ALARM:N, $N=value
     status: Status | None = None
 
 
 _BANNER = re.compile(r"\b(GrblHAL|Grbl)\s+(\d+\.\d+[a-z]?)\s*\[", re.IGNORECASE)
 _CODE = re.compile(r"^(error|ALARM):\s*(\d{1,3})\s*$")
+_SETTING = re.compile(r"^\$(\d{1,4})=(.*)$")
 
 
 def parse_reply(raw: str) -> Reply:
@@ -218,6 +194,9 @@ def parse_reply(raw: str) -> Reply:
     banner = _BANNER.search(line)
     if banner and line.rstrip().endswith("]"):
         return Reply("banner", f"{banner.group(1)} {banner.group(2)}")
+    setting = _SETTING.match(line)
+    if setting:
+        return Reply("setting", setting.group(2), int(setting.group(1)))
     if line.startswith("[MSG:") and line.endswith("]"):
         return Reply("message", line[5:-1])
     if line.startswith("[") and line.endswith("]") and ":" in line:
@@ -292,3 +271,4 @@ def move_line(targets: dict[str, float], start: dict[str, float], feed: float) -
 SETUP_LINE = "G90 G21 G94"
 UNLOCK_LINE = "$X"
 BUILD_INFO_LINE = "$I"
+SETTINGS_LINE = "$$"

@@ -15,8 +15,8 @@ that moved too cannot be put back safely: two Idle reports in a row that
 agree on it (one could be garbled) end the move with a fault. A move that runs far longer
 than its feed rate allows (a garbled F) is stopped with a feed hold and,
 once held, a soft reset (which grbl takes without an alarm after a
-completed hold); ``$X`` covers a board that locks anyway, then the move is
-sent again from where the face stopped.
+completed hold); once its banner is in, ``$X`` covers a board that locks
+anyway, then the move is sent again from where the face stopped.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from .dialect import FEED_HOLD, UNLOCK_LINE, Status, move_line
 
 @dataclass
 class Job:
-    kind: str  # move, line, unlock, sync, home, query, mark
+    kind: str  # move, line, unlock, sync, home, query, mark, reset
     motion: Motion | None = None
     future: Future | None = None
     text: str = ""  # line and unlock: the line
+    optional: bool = False  # line: an error answers it too (a question not every build answers)
     turns: tuple[tuple[str, int], ...] = ()  # move: (axis, quarter turns)
     feed: float = 0.0
     goal: dict[str, float] = field(default_factory=dict)  # move: every axis's target once done
@@ -58,7 +59,7 @@ class Job:
     off_since: float | None = None  # idle away from the targets since
     attempts: int = 0
     refused: set = field(default_factory=set)  # error codes a line of this job drew
-    cancel: str | None = None  # stopping a runaway move: hold, then unlock
+    cancel: str | None = None  # stopping a runaway move: hold, reset (awaiting the banner), then unlock
     cancel_at: float = 0.0
 
     def describe(self) -> str:
@@ -191,14 +192,18 @@ class Referee:
         group = [stray[0], *(a for a in stray if self.session.face_of[a] == opposite)]
         return move_line({axis: job.goal[axis] for axis in group}, position, job.feed)
 
+    def unlock(self, job: Job, now: float) -> None:
+        """A held runaway move after its reset's banner (or too long without it): ``$X``, then the move again."""
+        job.cancel = "unlock"
+        self.session.transmit(job, UNLOCK_LINE, now)
+
     def running(self, job: Job, status: Status, now: float) -> None:
         """A report while the board moves or holds: watch for a runaway and stop it."""
         session = self.session
         if job.cancel == "hold":
             if status.label == "Hold:0":
-                session.soft_reset(now)  # a completed hold: no alarm, the position is kept
-                job.cancel = "unlock"
-                session.transmit(job, UNLOCK_LINE, now)
+                session.resets.soft_reset(now)  # a completed hold: no alarm, the position is kept
+                job.cancel, job.cancel_at = "reset", now  # $X once the banner is in (resets.py)
             elif status.state == "Run" and now - job.cancel_at > session.timing.estop_retry:
                 job.cancel_at = now
                 session.send(FEED_HOLD)

@@ -4,13 +4,16 @@ Same public interface and ``Motion`` objects as ``MarlinLink``, so
 ``robot.motion.LinkMotion`` drives either. One stepper per face on a
 grblHAL axis (default U:X R:Y F:Z D:A L:B B:C); q quarter turns move its
 axis by ``q * units_per_quarter`` (degrees by default), opposite faces in
-one line. grbl.py has the dialect, grbl_session.py and grbl_jobs.py the
+one line. dialect.py has the dialect, session.py, jobs.py and resets.py the
 rules; in short:
 
 * connect: the banner (opening the port may reset the board; after
-  ``banner_wait`` a soft reset asks for it), then ``$I``, ``$X`` (a board
-  that starts in alarm is unlocked), ``G90 G21 G94``, and a status report
-  whose machine position becomes the targets.
+  ``banner_wait`` a soft reset asks for it), then ``$I`` (version, build,
+  axes) and ``$$`` (settings), ``$X`` (a board that starts in alarm, e.g.
+  with homing on, is unlocked, with a warning in ``info``), ``G90 G21
+  G94``, and a status report whose machine position becomes the targets.
+  Another firmware, grbl before 1.1, or a board that lacks axes the faces
+  are mapped to is refused (identity.py).
 * Moves are absolute, in machine coordinates (``G53``), to targets kept
   per axis on the host, one at a time: done when a report asked for after
   the line's ``ok`` says Idle with every axis on target. Sending a line
@@ -20,9 +23,12 @@ rules; in short:
   measures from (G92 would write grblHAL's non-volatile memory each run).
   ``enable()``/``disable()`` send nothing either: grblHAL powers its
   drivers itself (``$1``; 255 keeps them energised).
-* ``estop()`` writes ``!`` and 0x18 at once, ahead of the queue; grblHAL
-  then stays in alarm until ``clear()`` (``$X``, and the board's position
-  becomes the targets).
+* ``estop()`` writes ``!`` and 0x18 at once, ahead of the queue; grbl
+  then stays in alarm until ``clear()`` (``$X`` once the reset's banner is
+  in, and the board's position becomes the targets).
+* An alarm is a fault that says what to check (alarms.py). After a limit
+  alarm grbl reads nothing until a soft reset: ``clear()`` then sends 0x18,
+  waits for the banner, and unlocks with ``$X``.
 """
 
 from __future__ import annotations
@@ -36,9 +42,11 @@ from ..errors import ConfigError, HandshakeError, LinkError, PortError
 from ..line_port import LinePort
 from ..motion import Motion, result_within
 from ..steps import Step
-from .dialect import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETUP_LINE, UNLOCK_LINE, parse_reply
+from .dialect import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETTINGS_LINE, SETUP_LINE, UNLOCK_LINE, parse_reply
+from .identity import identify, refusal, too_old
 from .jobs import Job, plan_entry
-from .session import GrblSession, GrblTiming
+from .session import GrblSession
+from .timing import GrblTiming
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +123,8 @@ class GrblLink(LinePort):
     # ------------------------------------------------------------ connect
 
     def connect(self) -> dict:
-        """Open the port (again after a reset or a lost port), wait for the banner, unlock, set G90, read the
-        position."""
+        """Open the port (again after a reset or a lost port), wait for the banner, identify the board, unlock,
+        set G90, read the position."""
         if self._closing:
             raise LinkError("the link was closed", port=self.port)
         self._open_port(fresh=self._session.dead)
@@ -129,47 +137,63 @@ class GrblLink(LinePort):
                 )
             self._connected = False
             self._session.reset(now)
-            self._session.begin_handshake(hello, now)
+            self._session.connecting = True
+            self._session.resets.begin_handshake(hello, now)
         self._run_after()
         try:
-            hello.result(timeout=self.timing.boot_timeout)
-        except TimeoutError:
+            self._await_banner(hello)
+            self._set_up()
+        finally:
             with self._lock:
-                self._session.hello = None
-            raise HandshakeError(
-                f"no grbl banner within {self.timing.boot_timeout} s, even after a soft reset "
-                f"(not grbl, or a wrong baud rate)",
-                port=self.port,
-            ) from None
-        except LinkError as err:
-            raise HandshakeError(f"handshake failed: {err}", port=self.port) from None
-        self._set_up()
+                self._session.connecting = False
         with self._lock:
             self._connected = True
-            session = self._session
             self._info = {
                 "port": self.port,
                 "protocol": 1,
                 "dialect": "grblhal",
-                "firmware": session.firmware(),
+                **identify(self._session.report),
                 "motors": list(self.axes),
                 "axes": dict(self.axes),
-                "axis_count": len(session.letters or ""),
-                "axis_letters": session.letters,
                 "units_per_quarter": self.units_per_quarter,
                 "feed": self.feed,
                 "window": 1,
                 "boot_id": None,
             }
-            return dict(self._info)
+            info = dict(self._info)
+        for warning in info["warnings"]:
+            log.warning("%s: %s", self.port, warning)
+        return info
+
+    def _await_banner(self, hello: Future) -> None:
+        try:
+            banner = hello.result(timeout=self.timing.boot_timeout)
+        except TimeoutError:
+            with self._lock:
+                self._session.resets.hello = None
+                heard = list(self._session.report.heard)
+            said = f"; it said {', '.join(repr(line) for line in heard)}" if heard else ""
+            raise HandshakeError(
+                f"no grbl banner within {self.timing.boot_timeout} s, even after a soft reset "
+                f"(not grbl, or a wrong baud rate){said}",
+                port=self.port,
+            ) from None
+        except HandshakeError:
+            raise
+        except LinkError as err:
+            raise HandshakeError(f"handshake failed: {err}", port=self.port) from None
+        why = too_old(banner or "")
+        if why:
+            raise HandshakeError(why, port=self.port)
 
     def _set_up(self) -> None:
-        futures: list[Future] = [Future() for _ in range(4)]
+        futures: list[Future] = [Future() for _ in range(5)]
         jobs = [
             Job("line", text=BUILD_INFO_LINE, future=futures[0]),
-            Job("unlock", text=UNLOCK_LINE, future=futures[1]),
-            Job("line", text=SETUP_LINE, future=futures[2]),
-            Job("sync", future=futures[3]),
+            Job("line", text=SETTINGS_LINE, future=futures[1], optional=True),
+            Job("unlock", text=UNLOCK_LINE, future=futures[2]),
+            Job("line", text=SETUP_LINE, future=futures[3]),
+            Job("sync", future=futures[4]),
         ]
         with self._lock:
             now = time.monotonic()
@@ -187,14 +211,10 @@ class GrblLink(LinePort):
         except LinkError as err:
             raise HandshakeError(f"setting the board up failed: {err}", port=self.port) from None
         with self._lock:
-            letters = self._session.board_axes()
-        missing = [axis for axis in self.axes.values() if axis not in letters]
-        if missing or position is None:
-            raise HandshakeError(
-                f"the board has axes {letters}; axes {', '.join(missing)} are mapped to faces "
-                f"(set [controller.grblhal] axes, or build grblHAL with more axes)",
-                port=self.port,
-            )
+            self._session.board_axes()
+            why = refusal(self._session.report, self.axes)
+        if why or position is None:
+            raise HandshakeError(why or "no position in the board's status report", port=self.port)
 
     @property
     def info(self) -> dict | None:
@@ -278,7 +298,7 @@ class GrblLink(LinePort):
         with self._lock:
             if self._ser is None:
                 raise PortError("emergency stop impossible: the port is not open", port=self.port)
-            self._session.begin_estop(future, time.monotonic())
+            self._session.resets.begin_estop(future, time.monotonic())
         self._run_after()
         return future.result() if wait else future
 
@@ -301,16 +321,24 @@ class GrblLink(LinePort):
         }
 
     def clear(self, timeout: float | None = None) -> dict:
-        """After an emergency stop or an alarm: ``$X``, then the board's position becomes the targets."""
+        """After an emergency stop or an alarm: a soft reset first where grbl needs one (a limit alarm) or one
+        of ours has not shown its banner yet, then ``$X``; the board's position becomes the targets."""
         with self._lock:
             session = self._session
             if session.dead or not self._connected:
                 raise session.fault or LinkError("not connected: call connect() first", port=self.port)
             session.fault = None
             now = time.monotonic()
+            reset = session.needs_reset or session.resets.awaited(now)
+            if reset:
+                session.submit(Job("reset"), now)
             session.submit(Job("unlock", text=UNLOCK_LINE), now)
             session.submit(Job("sync"), now)
-        return self.query(timeout)
+        result = self.query(timeout or self.timing.query_timeout + (self.timing.reset_banner if reset else 0.0))
+        with self._lock:
+            if session.last_alarm is not None:
+                session.last_alarm["cleared"] = True
+        return result
 
     def status(self) -> dict:
         with self._lock:
@@ -336,6 +364,7 @@ class GrblLink(LinePort):
                 "in_flight": int(head is not None and head.line is not None and head.ok_at is None),
                 "backlog": len(session.jobs),
                 "done_through": session.done_mid,
+                "alarm": dict(session.last_alarm) if session.last_alarm else None,
                 "counters": dict(session.counters),
             }
 

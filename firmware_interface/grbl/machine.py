@@ -1,24 +1,35 @@
-"""What a grblHAL board does with the bytes it gets, without I/O: the simulated controller behind SimulatedGrbl.
+"""What a grbl board does with the bytes it gets, without I/O: the simulated controller behind SimulatedGrbl.
 
 Modelled: real-time bytes picked out of the stream wherever they are
 (``?`` report, ``!`` feed hold, ``~`` cycle start, 0x18 soft reset, bytes
 from 0x80 up dropped); lines cleaned as grbl does (blanks and control
 characters dropped, lower case raised, ``(...)`` and ``;`` comments
-removed) and answered ``ok`` or ``error:N``; a planner of blocks that take
+removed) and answered ``ok`` or ``error:N`` (an empty line, such as the
+line end after a ``?``, gets ``ok`` too); a planner of blocks that take
 path length / F; states Idle, Run, Hold:1 (decelerating, ``hold_s``) and
 Hold:0, Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
 G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
 no-ops, F N P S T words, and the errors of malformed or conflicting words;
 arcs, probing, G10, G28/G30, tool offsets and canned cycles are not
-modelled (error:20). ``$X``,
-``$I``, ``$G``, ``$#``, ``$$`` and ``$H`` (error:5, no homing) answer; other
-``$`` lines are error:3.
+modelled (error:20). ``G4`` answers once the motion before it and its
+dwell are over. ``$X``, ``$I``, ``$G``, ``$#``, ``$$``, ``$N=value``
+(eeprom.py, with soft limits) and ``$H`` (error:5 with homing off; with
+homing on the real board seeks switches a rig lacks: ALARM:9 here) answer;
+other ``$`` lines are error:3.
+
+What a build prints and how long its resets keep it deaf is its ``Build``
+(builds.py: grblHAL, or the stock grbl-Mega-5X build). Alarms as grbl
+raises them: a move past a soft limit (or ``alarm(1)``, a limit switch)
+prints ``ALARM:N`` and ``[MSG:Reset to continue]`` and reads no line, ``$X``
+included, until a soft reset (one that comes before that message is lost); after the reset, and after one in motion
+(``ALARM:3``) or a power-on with homing on (``$22=1``), the board stays
+locked (G-code gets ``error:9``) until ``$X``. A reset restores the modal
+state (G0, G90, G21, G94, no feed rate).
 
 Positions move by whole blocks: a block's end becomes the machine position
 when it finishes. A block cut short by a soft reset never happened (as in
-SimulatedMarlin: the simulated cube cannot hold a face between positions);
-a reset during motion raises ALARM:3 and leaves the board locked until
-``$X``. G92 offsets survive resets, as grblHAL keeps them in its
+SimulatedMarlin: the simulated cube cannot hold a face between positions).
+G92 offsets and the settings survive resets, as grbl keeps them in its
 non-volatile memory.
 """
 
@@ -29,12 +40,13 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..gcode import number
+from .builds import GRBLHAL, Build
+from .eeprom import HOMING, Eeprom
 from .words import LineError, clean, group, read_block
 
-BANNER = "GrblHAL 1.1f ['$' or '$HELP' for help]"
-CLASSIC_BANNER = "Grbl 1.1h ['$' for help]"
 UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
-RX_BUFFER = 1024
+RESET_HINT = "[MSG:Reset to continue]"
+LIMIT_ALARMS = (1, 2)  # read nothing until a soft reset
 MAX_LINE = 256
 RAPID = 100000.0  # units/min of G0 and of inverse-time limits
 
@@ -50,26 +62,28 @@ class Segment:
 
 
 class GrblMachine:
-    """One grblHAL board. ``say(line)`` prints a line; ``finished(segment)`` is told of each finished one."""
+    """One grbl board. ``say(line)`` prints a line; ``finished(segment)`` is told of each finished one."""
 
     def __init__(
         self,
         *,
         letters: str,
-        planner: int = 16,
+        planner: int | None = None,
         hold_s: float = 0.01,
         start_locked: bool = False,
         report_wpos: bool = False,
-        classic: bool = False,
+        build: Build = GRBLHAL,
         offsets: dict[str, float] | None = None,
         say,
         finished,
     ):
-        self.letters, self.planner_size, self.hold_s = letters, planner, hold_s
-        self.start_locked, self.report_wpos, self.classic = start_locked, report_wpos, classic
+        self.letters, self.planner_size, self.hold_s = letters, planner or build.buffers[0], hold_s
+        self.start_locked, self.report_wpos, self.build = start_locked, report_wpos, build
         self.say, self.finished = say, finished
         self.g92 = {axis: 0.0 for axis in letters}
         self.g92.update(offsets or {})  # G92 offsets, kept in non-volatile memory
+        self.eeprom = Eeprom(build.settings, letters)
+        self.blank = build.blank_eeprom  # the first power-on finds no settings
         self.accepted: list[str] = []
         self.errors: list[int] = []
         self.resets: list[float] = []
@@ -79,7 +93,7 @@ class GrblMachine:
 
     def power_on(self) -> None:
         self.mpos = {axis: 0.0 for axis in self.letters}
-        self.locked = self.start_locked
+        self.locked = self.start_locked or self.eeprom.on(HOMING)  # homing on: locked until $H or $X
         self._restart()
 
     def _restart(self) -> None:
@@ -92,27 +106,65 @@ class GrblMachine:
         self.absolute, self.inches, self.inverse = True, False, False
         self.feed, self.wcs = 0.0, 54
         self.wco_count = 0  # 0: the next report carries WCO
+        self.blocked = self.owed_ok = False  # a limit alarm: nothing read until a reset; its line's ok
+        self.asks_reset_at = 0.0  # ... and a reset before it says so is lost
+        self.syncing = False  # a G4 waits for the motion before it to end
+        self.deaf_until = 0.0  # a reset in progress: bytes are lost until the banner
+        self.due: list[tuple[float, str]] = []  # lines said later (a reset's banner)
 
     def welcome(self) -> None:
-        self.say(CLASSIC_BANNER if self.classic else BANNER)
+        """What a power-on prints (a blank EEPROM's first one: its defaults restored and listed first)."""
+        if self.blank:
+            self.say("error:7")
+            for line in self.eeprom.lines():
+                self.say(line)
+        self._banner()
+        if self.blank:
+            self.blank = False
+            self.say(">:error:7")  # the two empty startup lines ($N0, $N1) of a blank EEPROM
+            self.say(">:error:7")
+
+    def _banner(self) -> None:
+        self.say("")
+        self.say(self.build.banner)
         if self.locked:
             self.say(UNLOCK_HINT)
 
     def soft_reset(self, now: float) -> None:
         """0x18: stop at once; a board in motion is locked (ALARM:3) since it cannot vouch for its position."""
+        if now < self.deaf_until or (self.blocked and now < self.asks_reset_at):
+            return  # already resetting, or a limit alarm not yet at its [MSG:Reset to continue]: lost
         self.resets.append(now)
-        if self.state(now) in ("Run", "Hold:1"):
+        moving = self.state(now) in ("Run", "Hold:1")
+        owed = self.owed_ok
+        if moving:
             self.locked = True
-            self.say("ALARM:3")
         self._restart()
-        self.welcome()
+        if owed:
+            self.say("ok")  # the line that raised a limit alarm returns at last
+        delays = self.build.delays
+        delay = delays.reset_moving_s if moving else delays.reset_idle_s
+        self.deaf_until = now + delay
+        if moving:
+            self._later(now + delays.alarm3_s, "ALARM:3")
+        self._later(now + delay, None)
 
-    def alarm(self, code: int) -> None:
-        """An alarm of the board's own (a limit switch): motion stops at once and the board locks."""
+    def _later(self, at: float, line: str | None) -> None:
+        """Say ``line`` at ``at`` (None: the banner); at once when that is not later than now."""
+        self.due.append((at, line or ""))
+        self.due.sort(key=lambda item: item[0])
+
+    def alarm(self, code: int, now: float = 0.0, from_line: bool = False) -> None:
+        """An alarm of the board's own (a limit switch, a soft limit): motion stops at once and the board locks;
+        after a limit alarm it reads nothing until a soft reset."""
         self.planner.clear()
         self.pending.clear()
-        self.held, self.locked = False, True
+        self.held, self.locked, self.syncing = False, True, False
         self.say(f"ALARM:{code}")
+        if code in LIMIT_ALARMS:
+            self.blocked, self.owed_ok = True, from_line
+            self.asks_reset_at = now + self.build.delays.reset_message_s
+            self._later(self.asks_reset_at, RESET_HINT)
 
     def state(self, now: float) -> str:
         if self.locked:
@@ -127,13 +179,16 @@ class GrblMachine:
         """Bytes as they arrive: real-time ones act at once, the rest builds lines."""
         self._finish_due(now)
         for byte in data:
+            if now < self.deaf_until:
+                continue  # a reset in progress: lost
             if byte == 0x18:
                 if resets:
                     self.soft_reset(now)
             elif byte >= 0x80 or byte in b"?!~":
                 self.realtime(byte, now)
             elif byte in b"\r\n":
-                self.pending.append(self.line.decode("latin-1") if len(self.line) <= MAX_LINE else None)
+                if not self.blocked:
+                    self.pending.append(self.line.decode("latin-1") if len(self.line) <= MAX_LINE else None)
                 self.line.clear()
             else:
                 self.line.append(byte)
@@ -154,10 +209,20 @@ class GrblMachine:
     # ------------------------------------------------------------ time
 
     def advance(self, now: float) -> None:
-        """Finish the segments whose time is up, then execute waiting lines the planner has room for."""
+        """Finish the segments whose time is up, execute waiting lines the planner has room for, then say what
+        is due."""
         self._finish_due(now)
-        while self.pending and len(self.planner) < self.planner_size:
+        if self.syncing and not self.planner:
+            self.syncing = False
+            self.say("ok")  # the G4's
+        while self.pending and len(self.planner) < self.planner_size and not self.syncing:
             self.execute(self.pending.popleft(), now)
+        while self.due and self.due[0][0] <= now:
+            _, line = self.due.pop(0)
+            if line:
+                self.say(line)
+            else:
+                self._banner()
 
     def _finish_due(self, now: float) -> None:
         while self.planner and not self.held and not self.locked:
@@ -178,31 +243,32 @@ class GrblMachine:
         line = clean(raw)
         try:
             if line.startswith("$"):
-                self._system(line)
+                self._system(line, now)
             elif line:
                 if self.locked:
                     raise LineError(9)
                 self._gcode(line, now)
         except LineError as err:
             return self._error(err.code)
+        if self.blocked:
+            return  # the line raised a limit alarm: its ok comes after the reset
         if line:
             self.accepted.append(line)
-        self.say("ok")
+        if not self.syncing:
+            self.say("ok")
 
     def _error(self, code: int) -> None:
         self.errors.append(code)
         self.say(f"error:{code}")
 
-    def _system(self, line: str) -> None:
+    def _system(self, line: str, now: float) -> None:
         if line == "$X":
             if self.locked:
                 self.locked = False
                 self.say("[MSG:Caution: Unlocked]")
         elif line == "$I":
-            self.say("[VER:1.1f.20240101:robotd simulator]")
-            self.say(f"[OPT:VN,{self.planner_size},{RX_BUFFER}]")
-            self.say(f"[AXS:{len(self.letters)}:{self.letters}]")
-            self.say("[FIRMWARE:grblHAL]")
+            for info in self.build.build_info(self.letters, self.planner_size):
+                self.say(info)
         elif line == "$G":
             units, dist = ("G20" if self.inches else "G21"), ("G90" if self.absolute else "G91")
             self.say(
@@ -216,10 +282,14 @@ class GrblMachine:
             self.say(f"[G92:{_values(self.g92, self.letters)}]")
             self.say("[TLO:0.000]")
         elif line == "$$":
-            for setting in ("$0=10", "$1=255", "$10=511", "$22=0"):
+            for setting in self.eeprom.lines():
                 self.say(setting)
         elif line == "$H":
-            raise LineError(5)
+            if not self.eeprom.on(HOMING):
+                raise LineError(5)
+            self.alarm(9, now)
+        elif "=" in line:
+            self.eeprom.write(line)
         else:
             raise LineError(3)
 
@@ -235,6 +305,7 @@ class GrblMachine:
             if "P" not in block.values:
                 raise LineError(28)
             self._plan(self._planned(), block.values["P"], 0.0, now)  # a dwell: a segment that moves nothing
+            self.syncing = True
         self._move(block.g, block.values, block.axes, now)
 
     def _modal(self, gs: tuple[float, ...], values: dict[str, float]) -> None:
@@ -293,6 +364,8 @@ class GrblMachine:
             raise LineError(22)
         else:
             duration = length / self.feed * 60.0
+        if self.eeprom.beyond_travel(end):
+            return self.alarm(2, now, from_line=True)
         if length:
             self._plan(end, duration, self.feed, now)
 
@@ -314,12 +387,9 @@ class GrblMachine:
             position = "MPos:" + _values(self.mpos, self.letters)
         state = self.state(now)
         feed = self.planner[0].feed if state == "Run" else 0.0
-        fields = [
-            state,
-            position,
-            f"Bf:{self.planner_size - len(self.planner)},{RX_BUFFER - len(self.line)}",
-            f"FS:{number(feed)},0",
-        ]
+        fields = [state, position, f"FS:{number(feed)},0"]
+        if int(self.eeprom.values.get(10, "1")) & 2:  # $10 bit 1: buffer state
+            fields.insert(2, f"Bf:{self.planner_size - len(self.planner)},{self.build.rx_buffer - len(self.line)}")
         if self.wco_count <= 0:
             fields.append("WCO:" + _values(wco, self.letters))
             self.wco_count = 30 if state in ("Run", "Hold:1") else 10

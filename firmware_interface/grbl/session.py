@@ -10,63 +10,37 @@ on its ``ok`` (``$I``, the modal setup); ``unlock`` (``$X``), done once a
 report after its ok is not Alarm; ``sync`` and ``home``, no line: the
 machine position of an Idle report becomes the targets (``home`` also makes
 it the origin); ``query``, the next report; ``mark``, nothing to send,
-done when reached (enable, disable).
+done when reached (enable, disable); ``reset``, a soft reset (0x18) done
+on its banner (resets.py).
 
 Recovery: an ``error:N`` that a garbled line can draw, or no reply for
 ``probe_after``, sends the line again, at most ``retries`` times in all,
 then a ``DeviceFault``. Any other ``error:N`` is a fault once the same line
 drew it twice (a garbled reply can read as any code). ``ALARM:N``, an
-``Alarm`` report, check mode and sleep are faults; a feed hold the host
-did not ask for (a noisy line can make a ``!``) is resumed with ``~``. A
-banner while connected is a ``DeviceReset`` unless it follows the host's
-own soft reset; nothing heard for ``silence`` while a job is pending is
-``DeviceSilent``.
+``Alarm`` report, check mode and sleep are faults; an alarm after which
+grbl reads nothing until a reset (alarms.py) sets ``needs_reset``, and so
+does a ``$X`` twice unanswered. A feed hold the host did not ask for (a
+noisy line can make a ``!``) is resumed with ``~``. A banner while
+connected is a ``DeviceReset`` unless it follows the host's own soft reset;
+nothing heard for ``silence`` while a job is pending is ``DeviceSilent``.
+What the board says of itself goes into ``report`` (identity.py).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass
 
-from ..errors import DeviceFault, DeviceReset, DeviceSilent, LinkError
-from ..line_estop import PendingEstop
+from ..errors import DeviceFault, DeviceSilent, HandshakeError, LinkError
 from ..motion import settle_after
-from .dialect import (
-    CYCLE_START,
-    FEED_HOLD,
-    LINE_NOISE_ERRORS,
-    SOFT_RESET,
-    STATUS_QUERY,
-    Reply,
-    Status,
-    axis_letters,
-    describe_alarm,
-    describe_error,
-    parse_axes_info,
-)
+from .alarms import RESET_MESSAGE, UNLOCKED_MESSAGE, alarm_advice, alarm_message, describe_alarm, needs_reset
+from .dialect import CYCLE_START, LINE_NOISE_ERRORS, STATUS_QUERY, Reply, Status, axis_letters, describe_error
+from .identity import BoardReport, not_grbl
 from .jobs import Job, Referee
+from .resets import Resets
+from .timing import GrblTiming
 
-
-@dataclass(frozen=True)
-class GrblTiming:
-    """Everything GrblLink waits for, in seconds."""
-
-    baudrate: int = 115200
-    banner_wait: float = 0.5  # connect(): a board that resets on open prints its banner by then
-    boot_timeout: float = 5.0  # connect(): the whole handshake
-    sync_interval: float = 0.5  # repeat the soft reset this often while no banner comes
-    settle: float = 0.05  # quiet after a banner; an idle board off target this long: line garbled or lost
-    status_interval: float = 0.01  # '?' this often while something is pending
-    probe_after: float = 0.1  # no ok or error to a line this long: send it again
-    overrun: float = 1.0  # a move still running this long after twice its time is stopped and redone
-    silence: float = 2.0  # DeviceSilent after this long without a word
-    estop_retry: float = 0.05
-    estop_timeout: float = 0.5
-    query_timeout: float = 2.0
-    write_timeout: float = 0.5
-    poll: float = 0.005  # read timeout of the I/O thread
-    reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
+__all__ = ["GrblSession", "GrblTiming"]
 
 
 class GrblSession:
@@ -96,10 +70,11 @@ class GrblSession:
             "stray_replies": 0,
             "resumes": 0,
             "motions_done": 0,
+            "soft_resets": 0,
         }
         self.origin = {axis: 0.0 for axis in self.face_of}
-        self.banner: str | None = None
         self.done_mid = 0
+        self.last_alarm: dict | None = None  # the latest alarm that stopped the link, and what clear() did
         self.reset(0.0)
 
     def reset(self, now: float) -> None:
@@ -111,13 +86,12 @@ class GrblSession:
         self.status: Status | None = None
         self.wco: tuple[float, ...] | None = None
         self.last_rx = self.busy_since = self.last_ask = now
-        self.resets_sent: deque[float] = deque()  # our soft resets whose banner has not come yet
-        self.hello: Future | None = None
-        self.banner_at: float | None = None
-        self.next_reset = 0.0
-        self.estop: PendingEstop | None = None
-        self.letters: str | None = None  # the board's axes, from $I or the first report
-        self.build: dict[str, str] = {}  # $I lines: VER, OPT, AXS, FIRMWARE, ...
+        self.resets = Resets(self)
+        self.report = BoardReport()
+        self.connecting = False  # connect() runs: alarms and an unlock are the board's state at connect
+        self.needs_reset = False  # grbl reads no line until a soft reset
+        self.limit_alarm_at: float | None = None  # when grbl raised a limit alarm ...
+        self.reset_asked = False  # ... and whether it has printed [MSG:Reset to continue] since
 
     def resolve(self, future: Future | None, value=None, error: BaseException | None = None) -> None:
         settle_after(self.after, future, value, error)
@@ -130,22 +104,15 @@ class GrblSession:
             if wpos is None or wco is None or len(wco) != len(wpos):
                 return None
             values = tuple(w + o for w, o in zip(wpos, wco))
-        letters = (self.letters or axis_letters(len(values)))[: len(values)]
+        letters = (self.report.letters or axis_letters(len(values)))[: len(values)]
         if any(axis not in letters for axis in self.face_of):
             return None
         return {axis: values[letters.index(axis)] for axis in self.face_of}
 
     def board_axes(self) -> str:
         """The board's axis letters: from ``$I`` (AXS), else as many as the last report has positions."""
-        if self.letters is None and self.status is not None:
-            self.letters = axis_letters(len(self.status.mpos or self.status.wpos or ()))
-        return self.letters or ""
-
-    def firmware(self) -> str:
-        """``grblHAL 1.1f.20240101`` from ``$I``, or the banner's words."""
-        version = self.build.get("VER", "").split(":")[0]
-        name = self.build.get("FIRMWARE") or (self.banner or "grbl").split()[0]
-        return f"{name} {version}" if version else (self.banner or "grbl")
+        status = self.status
+        return self.report.axes_from_report(len((status.mpos or status.wpos or ()) if status else ()))
 
     def fail(self, err: LinkError, dead: bool) -> None:
         err.done_through = self.done_mid
@@ -156,9 +123,9 @@ class GrblSession:
             for future in (job.future,) if job.motion is None else (job.motion.received, job.motion.completed):
                 self.resolve(future, error=self.fault)
         self.jobs.clear()
-        if dead and self.hello is not None:
-            self.resolve(self.hello, error=err)
-            self.hello = None
+        if dead and self.resets.hello is not None:
+            self.resolve(self.resets.hello, error=err)
+            self.resets.hello = None
 
     # ------------------------------------------------------------ the queue
 
@@ -178,6 +145,8 @@ class GrblSession:
                 continue
             if job.kind == "move":
                 self.referee.begin(job, now)
+            elif job.kind == "reset":
+                self.resets.start_job(job, now)
             elif job.text:
                 self.transmit(job, job.text, now)
             else:
@@ -191,6 +160,9 @@ class GrblSession:
             self.resolve(job.motion.completed, value)
             self.done_mid = max(self.done_mid, job.motion.mid)
             self.counters["motions_done"] += 1
+        if job.kind == "reset":
+            self.needs_reset = False
+            self.counters["soft_resets"] += 1
         self.resolve(job.future, value)
 
     def transmit(self, job: Job, text: str, now: float) -> None:
@@ -215,6 +187,13 @@ class GrblSession:
         self.counters["resends"] += 1
         self.transmit(job, text or job.line or job.text, now)
 
+    def reset_first(self, job: Job, now: float) -> None:
+        """``$X`` twice unanswered: grbl reads nothing until a reset (a limit alarm whose words were lost)."""
+        self.needs_reset = True
+        job.line = None
+        self.jobs.appendleft(Job("reset"))
+        self.start(now)
+
     def ask(self, now: float) -> None:
         self.send(STATUS_QUERY)
         self.last_ask = now
@@ -232,39 +211,63 @@ class GrblSession:
             "alarm": self.on_alarm,
             "banner": self.on_banner,
             "info": self.on_info,
+            "setting": self.on_setting,
+            "message": self.on_message,
+            "other": self.on_other,
         }
-        if reply.kind in handlers:  # messages ([MSG:...]) and anything else: heard, no more
+        if reply.kind in handlers:
             handlers[reply.kind](reply, now)
 
     def on_banner(self, reply: Reply, now: float) -> None:
-        self.banner, self.wco = reply.text, None
-        ours = self.reset_awaited(now, answered=True)
-        if self.hello is not None:
-            self.banner_at = now
-        elif ours:
-            self.estop_seen(now)
-        elif not self.dead:
-            self.fail(
-                DeviceReset(
-                    f"the board reset ({reply.text} banner): queued moves are lost, connect() again", port=self.port
-                ),
-                dead=True,
-            )
+        self.report.banner, self.wco = reply.text, None
+        self.needs_reset = self.reset_asked = False
+        self.limit_alarm_at = None
+        self.resets.on_banner(reply.text, now)
 
     def on_info(self, reply: Reply, now: float) -> None:
-        key, _, value = reply.text.partition(":")
-        self.build[key] = value
-        self.letters = parse_axes_info(reply.text) or self.letters
+        self.report.on_info(reply.text)
+
+    def on_setting(self, reply: Reply, now: float) -> None:
+        if reply.code is not None:
+            self.report.settings[reply.code] = reply.text
+
+    def on_message(self, reply: Reply, now: float) -> None:
+        if RESET_MESSAGE in reply.text.lower():
+            self.needs_reset = self.reset_asked = True
+        elif reply.text == UNLOCKED_MESSAGE and self.connecting:
+            self.report.was_locked = True
+
+    def on_other(self, reply: Reply, now: float) -> None:
+        """A line grbl would not say: during the handshake, maybe another firmware's."""
+        if self.resets.hello is None or not reply.text:
+            return
+        self.report.heard.append(reply.text)
+        why = not_grbl(reply.text)
+        if why:
+            self.resolve(self.resets.hello, error=HandshakeError(why, port=self.port))
+            self.resets.hello = None
 
     def on_alarm(self, reply: Reply, now: float) -> None:
-        if self.hello is not None or self.reset_awaited(now):
-            return self.estop_seen(now)
-        if self.jobs and (self.jobs[0].kind == "unlock" or self.jobs[0].cancel):
+        code = reply.code
+        if self.connecting:
+            self.report.alarms.append(code)
+        if needs_reset(code):
+            self.needs_reset, self.limit_alarm_at = True, now
+        if self.resets.hello is not None or self.resets.awaited(now):
+            return self.resets.estop_seen(now)
+        if self.jobs and (self.jobs[0].kind in ("unlock", "reset") or self.jobs[0].cancel):
             return
-        self.fail(
-            DeviceFault(f"{describe_alarm(reply.code)}; clear() unlocks it ($X)", code="ALARM", port=self.port),
-            dead=False,
-        )
+        self.alarm_fault(code)
+
+    def alarm_fault(self, code: int | None) -> None:
+        self.last_alarm = {
+            "code": code,
+            "alarm": describe_alarm(code),
+            "advice": alarm_advice(code),
+            "needs_reset": self.needs_reset,
+            "cleared": False,
+        }
+        self.fail(DeviceFault(alarm_message(code, self.needs_reset), code="ALARM", port=self.port), dead=False)
 
     def on_ok(self, reply: Reply, now: float) -> None:
         job = self.jobs[0] if self.jobs else None
@@ -287,6 +290,9 @@ class GrblSession:
             self.counters["stray_replies"] += 1  # a line that noise made up, or a late copy
             return
         code = reply.code
+        if job.optional:
+            self.finish(job, None)  # a question this board does not answer
+            return self.start(now)
         if code is None or code in LINE_NOISE_ERRORS:
             self.counters["line_errors"] += 1
         elif code in job.refused:
@@ -305,13 +311,13 @@ class GrblSession:
         self.counters["reports"] += 1
         if status.wco is not None:
             self.wco = status.wco
-        if status.state == "Alarm" and self.estop is not None:
-            self.estop_seen(now)
-        if self.hello is not None or self.fault is not None or not self.jobs:
+        if status.state == "Alarm" and self.resets.estop is not None:
+            self.resets.estop_seen(now)
+        if self.resets.hello is not None or self.fault is not None or not self.jobs:
             return
         job = self.jobs[0]
-        if self.state_fault(status, job):
-            return
+        if job.kind == "reset" or job.cancel == "reset" or self.state_fault(status, job):
+            return  # a reset job waits for its banner, not for reports
         if status.state in ("Hold", "Door") and status.substate in (0, None) and job.cancel is None:
             self.counters["resumes"] += 1
             self.send(CYCLE_START)  # a hold nobody here asked for: line noise made a '!'
@@ -319,13 +325,12 @@ class GrblSession:
             self.referee.report(job, status, now)
 
     def state_fault(self, status: Status, job: Job) -> bool:
-        if status.state == "Alarm" and job.kind != "unlock" and not job.cancel:
-            message = f"grblHAL is in alarm ({describe_alarm(status.substate)}); clear() unlocks it ($X)"
-            self.fail(DeviceFault(message, code="ALARM", port=self.port), dead=False)
+        if status.state == "Alarm" and job.kind not in ("unlock", "line") and not job.cancel:
+            self.alarm_fault(status.substate)
         elif status.state == "Check":
             self.fail(
                 DeviceFault(
-                    "grblHAL is in check mode ($C): it reads G-code but moves nothing; send $C to leave it",
+                    "grbl is in check mode ($C): it reads G-code but moves nothing; send $C to leave it",
                     code="ERROR",
                     port=self.port,
                 ),
@@ -333,7 +338,7 @@ class GrblSession:
             )
         elif status.state == "Sleep":
             self.fail(
-                DeviceFault("grblHAL is asleep ($SLP): reset the board, then connect()", code="ERROR", port=self.port),
+                DeviceFault("grbl is asleep ($SLP): reset the board, then connect()", code="ERROR", port=self.port),
                 dead=True,
             )
         else:
@@ -343,10 +348,9 @@ class GrblSession:
     # ------------------------------------------------------------ time
 
     def tick(self, now: float) -> None:
-        if self.hello is not None:
-            return self.handshake_tick(now)
-        if self.estop is not None and self.estop.tick(now):
-            self.estop = None
+        if self.resets.hello is not None:
+            return self.resets.handshake_tick(now)
+        self.resets.estop_tick(now)
         if not self.jobs or self.fault is not None:
             return
         job = self.jobs[0]
@@ -356,51 +360,14 @@ class GrblSession:
                 DeviceSilent(f"no reply for {quiet:.1f} s while {job.describe()} was pending", port=self.port),
                 dead=True,
             )
-        if job.line is not None and job.ok_at is None and now - job.sent_at > self.timing.probe_after:
+        if job.kind == "reset":
+            self.resets.job_tick(job, now)
+        elif job.cancel == "reset" and now - job.cancel_at > self.timing.reset_banner:
+            self.referee.unlock(job, now)  # the banner was lost on the way
+        elif job.line is not None and job.ok_at is None and now - job.sent_at > self.timing.probe_after:
             self.counters["probes"] += 1
+            if job.kind == "unlock" and job.attempts == 2:
+                return self.reset_first(job, now)
             return self.again(job, "no reply to the line", now)
         if now - self.last_ask >= self.timing.status_interval:
             self.ask(now)
-
-    def soft_reset(self, now: float) -> None:
-        """0x18, whose banner (and ALARM:3, if the board was moving) will not be a DeviceReset."""
-        self.send(SOFT_RESET)
-        self.resets_sent.append(now)
-
-    def reset_awaited(self, now: float, answered: bool = False) -> bool:
-        """Is a soft reset of ours (sent within ``estop_timeout``) still to show? ``answered``: its banner came."""
-        while self.resets_sent and now - self.resets_sent[0] > self.timing.estop_timeout:
-            self.resets_sent.popleft()
-        if not self.resets_sent:
-            return False
-        if answered:
-            self.resets_sent.popleft()
-        return True
-
-    def begin_handshake(self, hello: Future, now: float) -> None:
-        self.hello, self.banner_at = hello, None
-        self.next_reset = now + self.timing.banner_wait
-
-    def handshake_tick(self, now: float) -> None:
-        if self.banner_at is not None:
-            if now - self.banner_at >= self.timing.settle:  # later banners of repeated resets are over
-                self.resolve(self.hello, self.banner)
-                self.hello = None
-                self.busy_since = now
-        elif now >= self.next_reset:
-            self.soft_reset(now)  # no banner: the board did not reset on open
-            self.next_reset = now + self.timing.sync_interval
-
-    def begin_estop(self, future: Future, now: float) -> None:
-        self.send(FEED_HOLD)
-        self.soft_reset(now)
-        self.estop = PendingEstop(
-            future, now, timing=self.timing, what="soft reset", port=self.port, resend=self.soft_reset, after=self.after
-        )
-        message = "emergency stop (feed hold, soft reset): clear() unlocks grblHAL ($X) before it moves again"
-        self.fail(DeviceFault(message, code="ESTOP", port=self.port), dead=False)
-
-    def estop_seen(self, now: float) -> None:
-        if self.estop is not None:
-            estop, self.estop = self.estop, None
-            estop.confirm(now, self.done_mid)

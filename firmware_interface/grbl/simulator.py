@@ -2,7 +2,9 @@
 
 ``SimulatedGrbl(...).start()`` returns a pty path. A thread runs a
 ``GrblMachine`` (machine.py: what the board does) behind a simulated
-wire. Each finished segment (planner block) turns the ``VirtualCube``
+wire; ``classic=True`` makes it the stock grbl-Mega-5X 1.1q build of
+shared/stock-firmware/ instead of grblHAL (builds.py: its banner, boot text,
+``$I`` and slow resets). Each finished segment (planner block) turns the ``VirtualCube``
 faces of the axes it moved by their motion in quarter turns (from the
 positions before and after, so a face taken away and back ends where it
 was).
@@ -30,6 +32,7 @@ from collections import deque
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, read_into, write_from
 from ..virtual_cube import VirtualCube
+from .builds import GRBLHAL, MEGA_5X
 from .dialect import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
 from .machine import GrblMachine
 
@@ -48,7 +51,7 @@ class SimulatedGrbl(PtyBoard):
         axes: dict[str, str] | None = None,
         units_per_quarter: float = 90.0,
         axis_count: int = 6,
-        planner: int = 16,
+        planner: int | None = None,
         hold_ms: float = 10.0,
         reset_on_open: bool = True,
         boot_ms: float = 0.0,
@@ -87,7 +90,7 @@ class SimulatedGrbl(PtyBoard):
             hold_s=hold_ms / 1000,
             start_locked=start_locked,
             report_wpos=report_wpos,
-            classic=classic,
+            build=MEGA_5X if classic else GRBLHAL,
             offsets=offsets,
             say=self._say,
             finished=self._finished,
@@ -151,9 +154,10 @@ class SimulatedGrbl(PtyBoard):
             self._say(line)
 
     def alarm(self, code: int) -> None:
-        """Raise an alarm as the board would (a limit switch hit): motion stops, the board locks."""
+        """Raise an alarm as the board would (1: a limit switch hit): motion stops, the board locks (after a limit
+        alarm it reads nothing until a soft reset)."""
         with self._lock:
-            self.machine.alarm(code)
+            self.machine.alarm(code, time.monotonic())
 
     def mangle_next(self, find: str, replace: str, times: int = 1, direction: str = "to_device") -> None:
         """The next ``times`` lines that contain ``find`` travel with it replaced (a garbled line on cue, on

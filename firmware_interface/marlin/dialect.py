@@ -1,16 +1,21 @@
 """Marlin's serial dialect, pure (no I/O): numbered lines, checksums, replies and move encoding.
 
-A line to the printer board is ``N<n> <command>*<checksum>``: the checksum is
-the XOR of every byte before ``*``, written in decimal. Marlin executes line
-``n`` only if it follows the last line it accepted (``n == last + 1``) and the
-checksum matches; otherwise it answers ``Error:...`` then ``Resend: <last+1>``
-then ``ok``, and drops what else it had received. ``M110 N0`` resets the count
-(the next line is ``N1``).
+A line to the board is ``N<n> <command>*<checksum>``: the checksum is the XOR
+of every byte before ``*``, written in decimal. Marlin takes line ``n`` into
+its command queue only if it follows the last line it took (``n == last +
+1``) and the checksum matches; a repeat of the last line or the one before
+is dropped without a word; any other number or a bad checksum gets
+``Error:...``, ``Resend: <last+1>`` and ``ok``, and Marlin empties its receive
+buffer. ``M110 N0`` resets the count (the next line is ``N1``). A line
+without a number is run as it is, checksum or not.
 
-Replies are text lines without any checksum of their own: ``ok`` (with
-ADVANCED_OK ``ok N<n> P<planner free> B<buffer free>``), ``Resend: <n>`` (or
-``rs <n>``), ``busy: processing``, ``echo:...``, ``Error:...``, ``start`` after
-a reset and version banners such as ``Marlin 2.1.2``.
+Replies are text lines without a checksum: ``ok`` (with ADVANCED_OK ``ok
+N<n> P<planner free> B<buffer free>``), ``Resend: <n>``, ``echo:busy:
+processing`` (older builds: ``busy: processing``), ``echo:...``,
+``Error:...``, ``start`` and the version banner after a reset, M115's
+``FIRMWARE_NAME:...`` and ``Cap:NAME:0|1`` lines, M114's ``X:.. Y:..
+Count X:..`` and the text of ``M118``, which the link uses as a marker
+(``rd<n> rd<n>``: line n ran).
 """
 
 from __future__ import annotations
@@ -22,16 +27,24 @@ from dataclasses import dataclass
 from ..gcode import number
 
 DEFAULT_AXES = {"U": "X", "R": "Y", "F": "Z", "D": "I", "L": "J", "B": "K"}
-AXIS_LETTERS = "XYZIJKUVW"  # Marlin 2.1: up to nine axes
+# Marlin 2.1 names axes 4..9 I J K U V W by default, A B C U V W when configured so (its bugfix branch's default)
+AXIS_NUMBER = {**{a: i for i, a in enumerate("XYZIJKUVW", 1)}, "A": 4, "B": 5, "C": 6}
+AXIS_LETTERS = "".join(AXIS_NUMBER)
+STOP_LINE = b"M410\n"  # quick stop, unnumbered: Marlin acts on it as it reads it (at once with EMERGENCY_PARSER)
 
-# the Error: texts Marlin follows with Resend + ok: the protocol's own recovery, not a fault
-LINE_ERRORS = (
-    "Line Number is not Last Line Number+1",
-    "checksum mismatch",
-    "No Checksum with line number",
-    "No Line Number with checksum",
-)
+# words of the Error: texts Marlin follows with Resend + ok (a bad line number or checksum): the protocol's own
+# recovery, not a fault
+LINE_ERROR_WORDS = ("Last Line", "checksum", "Checksum", "Line Number", "with line number")
 HALTED = "Printer halted"
+
+
+def named_as(axis: str, letters: str) -> str:
+    """``axis`` as a board with axes ``letters`` names it: itself, or its name of the same axis number (``I`` is
+    ``A`` on a board that names axes 4-6 A B C); unchanged when the board has no such axis."""
+    if axis in letters:
+        return axis
+    number = AXIS_NUMBER.get(axis, 0)
+    return letters[number - 1] if 0 < number <= len(letters) else axis
 
 
 def checksum(text: str) -> int:
@@ -53,6 +66,11 @@ def reset_line_numbers() -> bytes:
     return numbered(0, "M110 N0")
 
 
+def marker_command(n: int) -> str:
+    """The command of marker line ``n``: Marlin prints ``rd<n> rd<n>`` when it runs it (``parse_reply``: marker)."""
+    return f"M118 rd{n} rd{n}"
+
+
 def split_numbered(line: str) -> tuple[int | None, str, int | None]:
     """``N12 G1 X9*77`` -> (12, "G1 X9", 77); missing parts are None (device side, for the simulator)."""
     line = line.strip()
@@ -72,29 +90,36 @@ def split_numbered(line: str) -> tuple[int | None, str, int | None]:
 
 @dataclass(frozen=True)
 class Reply:
-    """One line from Marlin. ``kind``: ok, resend, busy, error, start, banner, echo, position, other."""
+    """One line from Marlin. ``kind``: ok, resend, busy, error, start, banner, echo, position, marker,
+    firmware (M115's first line), cap (M115's ``Cap:`` lines), other."""
 
     kind: str
     text: str = ""
-    n: int | None = None  # ok N (ADVANCED_OK), Resend n, or an Error's "Last Line"
+    n: int | None = None  # ok N (ADVANCED_OK), Resend n, an Error's "Last Line", a marker's line
     planner: int | None = None  # ADVANCED_OK P: free planner blocks
     buffer: int | None = None  # ADVANCED_OK B: free command buffer slots
 
     @property
     def line_error(self) -> bool:
         """An Error: that Marlin recovers from itself with Resend (bad number or checksum)."""
-        # only these carry "Last Line:"; either part alone still tells one whose text was garbled on the way
-        return self.kind == "error" and ("Last Line" in self.text or any(e in self.text for e in LINE_ERRORS))
+        # only these carry "Last Line:"; a word of them still tells one whose text was garbled on the way
+        return self.kind == "error" and any(word in self.text for word in LINE_ERROR_WORDS)
 
     @property
     def halted(self) -> bool:
         return self.kind == "error" and HALTED in self.text
 
+    @property
+    def unknown_command(self) -> bool:
+        return self.kind == "echo" and self.text.startswith("Unknown command")
+
 
 _OK_FIELD = re.compile(r"\b([NPB])(-?\d+)\b")
-_RESEND = re.compile(r"^(?:Resend:|rs)\s*N?:?\s*(\d+)", re.IGNORECASE)
+_RESEND = re.compile(r"^(?:Resend:|rs)\s*N?:?\s*(\d+)$", re.IGNORECASE)
 _LAST_LINE = re.compile(r"Last Line:\s*(-?\d+)")
-_POSITION = re.compile(r"\b([XYZIJKUVWE]):(-?\d+(?:\.\d+)?)")
+_POSITION = re.compile(r"\b([XYZIJKABCUVWE]):(-?\d+(?:\.\d+)?)")
+_MARKER = re.compile(r"^(?:echo:)?rd(\d+) rd(\d+)$")
+_BUSY = re.compile(r"^(?:echo:)?busy:")
 
 
 def parse_reply(raw: str) -> Reply:
@@ -104,11 +129,9 @@ def parse_reply(raw: str) -> Reply:
         fields = dict(_OK_FIELD.findall(line[2:]))
         get = lambda key: int(fields[key]) if key in fields else None  # noqa: E731
         return Reply("ok", line, get("N"), get("P"), get("B"))
-    resend = _RESEND.match(line)
-    if resend:
-        return Reply("resend", line, int(resend.group(1)))
-    if line.startswith("busy:"):
-        return Reply("busy", line[5:].strip())
+    special = _special(line)
+    if special is not None:
+        return special
     if line.startswith("Error:") or line.startswith("!!"):
         text = line.split(":", 1)[1].strip() if line.startswith("Error:") else line[2:].strip()
         last = _LAST_LINE.search(text)
@@ -124,14 +147,42 @@ def parse_reply(raw: str) -> Reply:
     return Reply("other", line)
 
 
+def _special(line: str) -> Reply | None:
+    """Resend, busy, a marker, or M115's lines; None for anything else."""
+    resend = _RESEND.match(line)
+    if resend:
+        return Reply("resend", line, int(resend.group(1)))
+    if _BUSY.match(line):
+        return Reply("busy", line.split("busy:", 1)[1].strip())
+    marker = _MARKER.match(line)
+    if marker:  # both copies must agree: a byte garbled on the way shows
+        return Reply("marker", line, int(marker.group(1))) if marker.group(1) == marker.group(2) else Reply("other")
+    if line.startswith("FIRMWARE_NAME:"):
+        return Reply("firmware", line)
+    if line.startswith("Cap:"):
+        return Reply("cap", line[4:])
+    return None
+
+
 def parse_position(text: str) -> dict[str, float]:
-    """An M114 report ``X:90.00 Y:0.00 ... Count X:...`` -> {"X": 90.0, ...} (the part before Count)."""
+    """An M114 report ``X:90.00 Y:-180.00 ... Count X:...`` -> {"X": 90.0, ...} (the part before Count)."""
     head = text.split("Count", 1)[0]
     return {axis: float(value) for axis, value in _POSITION.findall(head)}
 
 
-def move_command(turns: list[tuple[str, int]], units_per_quarter: float, feed: float) -> str:
-    """Relative ``G1`` for axes turning at once, e.g. [("X", 1), ("I", -1)] -> ``G1 X90 I-90 F...``.
+def position_agrees(text: str) -> bool:
+    """An M114 report whose two halves (units, then ``Count`` steps) name the same axes: one garbled on the way
+    (a letter or a colon lost) does not. A report without ``Count`` cannot be checked and passes."""
+    head, _, counts = text.partition("Count")
+    units = [axis for axis, _ in _POSITION.findall(head) if axis != "E"]
+    return bool(units) and (not counts or units == [axis for axis, _ in _POSITION.findall(counts)])
+
+
+def move_command(
+    turns: list[tuple[str, int]], units_per_quarter: float, feed: float, start: dict[str, float] | None = None
+) -> str:
+    """``G1`` for axes turning at once, e.g. [("X", 1), ("I", -1)] -> ``G1 X90 I-90 F...``: relative, or with
+    ``start`` (each axis's position) absolute, to start + the turn (``G1 X180 I0 F...`` from X90 I90).
 
     Marlin's F is the speed along the path (the Euclidean length of all axis
     moves), so for two axes F is scaled up so that the longer move runs at
@@ -143,5 +194,6 @@ def move_command(turns: list[tuple[str, int]], units_per_quarter: float, feed: f
     deltas = [q * units_per_quarter for _, q in turns]
     longest = max(abs(d) for d in deltas)
     rate = feed * math.hypot(*deltas) / longest if longest else feed
-    axes = " ".join(f"{axis}{number(d)}" for (axis, _), d in zip(turns, deltas))
+    ends = [d + (start or {}).get(axis, 0.0) for (axis, _), d in zip(turns, deltas)]
+    axes = " ".join(f"{axis}{number(end)}" for (axis, _), end in zip(turns, ends))
     return f"G1 {axes} F{number(rate)}"

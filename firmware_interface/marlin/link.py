@@ -4,23 +4,37 @@ It offers what ``robot.motion.LinkMotion`` uses of ``RigLink`` (connect,
 enable, home, set_speed, plan, estop, status, clear, query, info, close,
 port) and returns the same ``Motion`` objects, so the daemon can drive it
 unchanged. One stepper per face, on a Marlin axis each (default U:X R:Y F:Z
-D:I L:J B:K); a face turn of q quarter turns is a relative ``G1`` of
-``q * units_per_quarter``, two opposite faces one ``G1`` with both axes.
+D:I L:J B:K; ``I J K`` and ``A B C`` name the same axes 4-6); a face turn of
+q quarter turns is a ``G1`` by ``q * units_per_quarter``, two opposite faces
+one ``G1`` with both axes. Moves are absolute (``G90``), to targets the
+link keeps from the position Marlin reports (at connect, after clear())
+and the moves since: should the tail of a line Marlin cut run as well as
+the line itself, the face moves to the same place, not twice as far.
 
 Protocol (dialect.py has the line format and the replies, session.py the
-rules for the lines in flight: numbering, oks, resends, errors, silence):
+rules: one line at a time, markers as proof of what ran, resends only when
+Marlin asks, silence probes, the stop):
 
 * connect: the board usually resets when the port opens; ``N0 M110 N0`` is
-  repeated until an ``ok`` comes (sooner after the ``start`` banner), then
-  ``G91``. ``info["protocol"]`` is 1 (no MOTOR/SPEED frames), ``dialect``
-  is ``marlin``.
-* Truthful completion: each move is ``G1`` then ``M400``, done on the
-  ``ok`` to its M400 (Marlin answers it only once the planner is empty).
-* ``estop()`` writes ``M112`` at once, ahead of the queue (Marlin's
-  EMERGENCY_PARSER acts on it on receipt) and repeats it until Marlin says
-  it halted. A halted Marlin ignores everything until reset: ``clear()``
-  refuses and says so; ``connect()`` reopens the port (which resets most
-  boards).
+  repeated until an ``ok`` comes (sooner after the ``start`` banner) and
+  marker line 1 is printed; then ``M115`` and ``M114`` identify the board
+  (identity.py: firmware, version, axis count and names, ``Cap:`` lines;
+  a board that is no Marlin or lacks the configured axes is refused with a
+  ``HandshakeError`` that says why), then ``G90``. ``info`` carries what
+  was learnt and the stop method.
+* Truthful completion: each move is ``G1``, ``M400`` and a marker
+  (``M118``), done when its marker is printed: Marlin runs lines in order
+  and answers M400 only once the planner is empty.
+* ``estop()`` writes ``M410`` (quick stop) at once, ahead of the queue, and
+  again after ``estop_retry``; with EMERGENCY_PARSER Marlin acts on it as it
+  arrives, without it as it reads it, which is at once because the link
+  never fills Marlin's command queue. Steps end at once; Marlin keeps
+  running, but the faces stopped wherever they were: the fault (ESTOP) and
+  ``status()["position_known"]`` say so until ``home()``. ``clear()`` waits
+  until Marlin answers again (1-3 s) and reads the position. A kill()
+  (M112 from elsewhere, a thermal error) halts Marlin until reset:
+  ``clear()`` refuses and says so; ``connect()`` reopens the port (which
+  resets most boards).
 """
 
 from __future__ import annotations
@@ -37,13 +51,16 @@ from ..errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortEr
 from ..line_port import LinePort
 from ..motion import Motion, result_within
 from ..steps import Step
-from .dialect import DEFAULT_AXES, move_command, parse_reply
+from .dialect import AXIS_NUMBER, DEFAULT_AXES, move_command, parse_reply
+from .identity import board_axes, identify, refusal
+from .lines import IDENT, MARKER, POSITION, Line
 from .session import MarlinSession
 from .timing import MarlinTiming
 
 log = logging.getLogger(__name__)
 
 __all__ = ["MarlinLink", "MarlinTiming"]
+MOST_IN_QUEUE = 3  # of Marlin's 4-line command queue: one is left for the stop (M410) to be read at once
 
 
 class MarlinLink(LinePort):
@@ -60,16 +77,23 @@ class MarlinLink(LinePort):
         units_per_quarter: float = 90.0,
         feed: float = 27000.0,
         timing: MarlinTiming | None = None,
-        buffer: int = 4,
+        buffer: int = MOST_IN_QUEUE,
         history: int = 512,
     ):
         if not isinstance(port, str) or not port:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
         self.axes = dict(axes or DEFAULT_AXES)
-        if len(set(self.axes.values())) != len(self.axes) or not all(a.isalpha() for a in self.axes.values()):
-            raise ConfigError(f"axes must map faces to distinct axis letters, got {self.axes!r}")
-        if units_per_quarter <= 0 or feed <= 0 or buffer < 1:
-            raise ConfigError("units_per_quarter, feed and buffer must be positive")
+        if len(set(self.axes.values())) != len(self.axes) or not all(a in AXIS_NUMBER for a in self.axes.values()):
+            raise ConfigError(
+                f"axes must map faces to distinct Marlin axis letters ({' '.join(AXIS_NUMBER)}), got {self.axes!r}"
+            )
+        if units_per_quarter <= 0 or feed <= 0:
+            raise ConfigError("units_per_quarter and feed must be positive")
+        if not 1 <= buffer <= MOST_IN_QUEUE:
+            raise ConfigError(
+                f"buffer {buffer}: between 1 and {MOST_IN_QUEUE} lines (Marlin's command queue holds 4, and one "
+                "must stay free for the stop to be read at once)"
+            )
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
         self.timing, self.buffer = timing or MarlinTiming(), buffer
         self._lock = threading.Lock()
@@ -78,6 +102,8 @@ class MarlinLink(LinePort):
         self._thread: threading.Thread | None = None
         self._closing = False
         self._info: dict | None = None
+        self._board_axes = dict(self.axes)  # each face's axis under the board's own name, learnt at connect
+        self._target: dict[str, float] = {}  # each axis's position once the moves queued so far have run
         self._next_mid = 1
         self._rx = bytearray()
         self._session = MarlinSession(
@@ -112,7 +138,8 @@ class MarlinLink(LinePort):
     # ------------------------------------------------------------ connect
 
     def connect(self) -> dict:
-        """Open the port (again after a halt: that resets most boards), sync line numbers, set G91."""
+        """Open the port (again after a halt: that resets most boards), sync line numbers, identify the board
+        (refused with a HandshakeError that says why), set G90."""
         if self._closing:
             raise LinkError("the link was closed", port=self.port)
         session = self._session
@@ -120,38 +147,85 @@ class MarlinLink(LinePort):
         hello: Future = Future()
         with self._lock:
             now = time.monotonic()
-            if session.unconf or session.unsent:
+            if session.outstanding:
                 session.fail(LinkError("a new session replaced the one this was sent in", port=self.port), dead=True)
             session.reset(now)
             self._rx = bytearray()
             session.hello = hello
         self._run_after()
-        try:
-            hello.result(timeout=self.timing.boot_timeout)
-        except TimeoutError:
-            with self._lock:
-                session.hello = None
-            raise HandshakeError(
-                f"no ok to M110 within {self.timing.boot_timeout} s (not Marlin, wrong baud "
-                f"rate, or halted: press reset)",
-                port=self.port,
-            ) from None
+        self._await_hello(hello)
+        report = self._identified()
         with self._lock:
-            session.connected = True
-            session.queue("G91")
+            session.queue(Line("G90"))
+            self._follow(session.position or {})
+            session.pump(time.monotonic())
             self._info = {
                 "port": self.port,
                 "protocol": 1,
                 "dialect": "marlin",
-                "firmware": session.banner,
+                **identify(report),
                 "motors": list(self.axes),
-                "axes": dict(self.axes),
-                "window": self.buffer,
+                "axes": dict(self._board_axes),
+                "window": 1,
                 "units_per_quarter": self.units_per_quarter,
                 "feed": self.feed,
                 "boot_id": None,
             }
-            return dict(self._info)
+            info = dict(self._info)
+        self._run_after()
+        return info
+
+    def _await_hello(self, hello: Future) -> None:
+        try:
+            hello.result(timeout=self.timing.boot_timeout)
+        except TimeoutError:
+            with self._lock:
+                self._session.hello = None
+            raise HandshakeError(
+                f"no ok to M110 and its marker within {self.timing.boot_timeout} s (not Marlin, wrong baud "
+                f"rate, or halted: press reset)",
+                port=self.port,
+            ) from None
+        except LinkError as err:
+            raise HandshakeError(f"handshake failed: {err}", port=self.port) from None
+
+    def _identify(self):
+        """M115 and M114, answered: what the board said of itself."""
+        futures: list[Future] = [Future(), Future()]
+        with self._lock:
+            self._session.connected = True
+            self._session.queue(Line("M115", IDENT, future=futures[0]))
+            self._session.queue(Line("M114", POSITION, future=futures[1]))
+            self._session.pump(time.monotonic())
+        self._run_after()
+        try:
+            for future in futures:
+                result_within(future, self.timing.boot_timeout, "no answer to M115 and M114")
+        except LinkError as err:
+            with self._lock:
+                self._session.connected = False
+            raise HandshakeError(f"could not identify the board: {err}", port=self.port) from None
+        with self._lock:
+            return self._session.report
+
+    def _identified(self):
+        """M115 and M114 until the board fits the config, twice at most (a reply garbled on the way must not
+        refuse a good board): what it said; else a HandshakeError that says why it does not fit."""
+        why = ""
+        for _ in range(2):
+            report = self._identify()
+            why = refusal(report) or ""
+            try:
+                if not why:
+                    axes = board_axes(self.axes, report)
+                    with self._lock:
+                        self._board_axes = axes
+                    return report
+            except ValueError as err:
+                why = str(err)
+        with self._lock:
+            self._session.connected = False
+        raise HandshakeError(why, port=self.port)
 
     @property
     def info(self) -> dict | None:
@@ -160,13 +234,12 @@ class MarlinLink(LinePort):
 
     # ------------------------------------------------------------ commands
 
-    def _submit(self, verb: str, texts: list[str], turns=()) -> Motion:
+    def _submit(self, verb: str, text: str) -> Motion:
         with self._lock:
             self._check_usable()
-            motion = Motion(Step(verb, self._next_mid, tuple(turns)))
+            motion = Motion(Step(verb, self._next_mid))
             self._next_mid += 1
-            for i, text in enumerate(texts):
-                self._session.queue(text, motion, "completed" if i == len(texts) - 1 else "received")
+            self._session.queue(Line(text, motion=motion, role="completed"))
             self._session.pump(time.monotonic())
         self._run_after()
         return motion
@@ -178,14 +251,20 @@ class MarlinLink(LinePort):
             raise self._session.fault
 
     def enable(self, motors=()) -> Motion:
-        return self._submit("ENABLE", ["M17"])
+        return self._submit("ENABLE", "M17")
 
     def disable(self, motors=()) -> Motion:
-        return self._submit("DISABLE", ["M18"])
+        return self._submit("DISABLE", "M18")
 
     def home(self, motors=()) -> Motion:
-        """No switches on a cube rig: the current position becomes zero (G92)."""
-        return self._submit("HOME", ["G92 " + " ".join(f"{a}0" for a in self.axes.values())])
+        """No switches on a cube rig: the current position becomes zero (G92); square the faces first."""
+        with self._lock:
+            self._follow({})
+        return self._submit("HOME", "G92 " + " ".join(f"{a}0" for a in self._board_axes.values()))
+
+    def _follow(self, position: dict[str, float]) -> None:
+        """Where Marlin is (its M114; {}: all zero): the start of the next absolute move."""
+        self._target = {axis: position.get(axis, 0.0) for axis in self._board_axes.values()}
 
     def set_speed(self, quarter_ms: int) -> Motion:
         """Feed rate so a quarter turn takes ``quarter_ms`` (plus acceleration), for moves queued after."""
@@ -220,7 +299,8 @@ class MarlinLink(LinePort):
         return turns
 
     def plan(self, entries) -> list[Motion]:
-        """Queue turns ``(face, q)`` or pairs ``((f1, q1), (f2, q2))``: one Motion each, done after its M400."""
+        """Queue turns ``(face, q)`` or pairs ``((f1, q1), (f2, q2))``: one Motion each, done once its marker,
+        after its M400, is printed."""
         checked = [self._turns(entry) for entry in entries]
         with self._lock:
             self._check_usable()
@@ -228,13 +308,26 @@ class MarlinLink(LinePort):
             for turns in checked:
                 motion = Motion(Step("TURN" if len(turns) == 1 else "PAIR", self._next_mid, tuple(turns)))
                 self._next_mid += 1
-                axes = [(self.axes[face], q) for face, q in turns]
-                self._session.queue(move_command(axes, self.units_per_quarter, self.feed), motion, "received")
-                self._session.queue("M400", motion, "completed")
+                axes = [(self._board_axes[face], q) for face, q in turns]
+                session = self._session
+                session.queue(Line(self._move(axes), motion=motion, role="received"))
+                session.queue(Line("M400", expect_s=self._move_s(turns)))
+                session.queue(Line("", MARKER, motion=motion, role="completed"))
                 motions.append(motion)
             self._session.pump(time.monotonic())
         self._run_after()
         return motions
+
+    def _move(self, turns: list[tuple[str, int]]) -> str:
+        """The absolute G1 of a move, from the targets of the moves before it."""
+        command = move_command(turns, self.units_per_quarter, self.feed, self._target)
+        for axis, q in turns:
+            self._target[axis] += q * self.units_per_quarter
+        return command
+
+    def _move_s(self, turns: list[tuple[str, int]]) -> float:
+        """How long a move should take at the feed rate (acceleration and Marlin's speed limits not counted)."""
+        return max(abs(q) for _, q in turns) * self.units_per_quarter / self.feed * 60.0
 
     def turn(self, face: str, quarter_turns: int) -> Motion:
         return self.plan([(face, quarter_turns)])[0]
@@ -242,12 +335,13 @@ class MarlinLink(LinePort):
     def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
         if motions is None:
             with self._lock:
-                lines = (*self._session.unconf, *self._session.unsent)
+                lines = self._session.outstanding
                 motions = list({id(line.motion): line.motion for line in lines if line.motion}.values())
         return [m.wait(timeout) for m in motions]
 
     def estop(self, wait: bool = True) -> dict | Future:
-        """M112 now, ahead of the queue; every motion not done fails (ESTOP). Marlin then needs a reset."""
+        """M410 now, ahead of the queue; every motion not done fails (ESTOP). Marlin keeps running; the faces
+        stopped wherever they were."""
         future: Future = Future()
         with self._lock:
             if self._ser is None:
@@ -261,28 +355,40 @@ class MarlinLink(LinePort):
         future: Future = Future()
         with self._lock:
             self._check_usable()
-            self._session.queue("M114", future=future)
+            self._session.queue(Line("M114", POSITION, future=future))
             self._session.pump(time.monotonic())
         self._run_after()
         position = result_within(future, timeout or self.timing.query_timeout, "no answer to M114")
-        faces = {face: position.get(axis) for face, axis in self.axes.items()}
-        return {"position": faces, "done_through": self._session.done_mid, "halted": self._session.halted}
+        faces = {face: position.get(axis) for face, axis in self._board_axes.items()}
+        session = self._session
+        return {
+            "position": faces,
+            "done_through": session.done_mid,
+            "halted": session.halted,
+            "position_known": session.position_known,
+        }
 
     def clear(self, timeout: float | None = None) -> dict:
+        """After a fault or a stop: a marker first (Marlin answers once it has run what it still held; after a
+        stop that takes 1-3 s), then the position. A halted Marlin refuses: it needs a reset."""
         with self._lock:
             session = self._session
             if session.halted:
                 raise DeviceFault(
-                    "Marlin is halted (M112 or kill()) and ignores everything until it is reset: "
-                    "press reset or power-cycle the board, then connect() (reopening the port "
-                    "resets most boards); home afterwards",
+                    "Marlin is halted (kill(): M112 or a thermal error) and ignores everything until it is reset: "
+                    "press reset or power-cycle the board, then connect() (reopening the port resets most "
+                    "boards); square the faces and home afterwards",
                     code="HALTED",
                     port=self.port,
                 )
             if session.dead or not session.connected:
                 raise session.fault or LinkError("not connected: call connect() first", port=self.port)
             session.fault = None
-        return self.query(timeout)
+            session.resync()
+        position = self.query(timeout or self.timing.query_timeout + self.timing.stop_recovery)
+        with self._lock:
+            self._follow(self._session.position or {})
+        return position
 
     def status(self) -> dict:
         with self._lock:
@@ -293,6 +399,7 @@ class MarlinLink(LinePort):
                 "connected": session.connected and not session.dead,
                 "healthy": session.connected and fault is None,
                 "halted": session.halted,
+                "position_known": session.position_known,
                 "fault": None
                 if fault is None
                 else {
@@ -303,10 +410,10 @@ class MarlinLink(LinePort):
                 },
                 "handshake": dict(self._info) if self._info else None,
                 "last_heard_s": round(time.monotonic() - session.last_rx, 4) if session.connected else None,
-                "in_flight": len(session.unconf),
+                "in_flight": len(session.flying) + len(session.held),
                 "backlog": len(session.unsent),
                 "done_through": session.done_mid,
-                "next_line": session.next_n,
+                "next_line": session.book.next_n,
                 "advanced_ok": session.advanced,
                 "counters": dict(session.counters),
             }

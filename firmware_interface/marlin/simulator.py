@@ -1,43 +1,36 @@
-"""A simulated Marlin 2.1 board on a pseudo-terminal, for ``MarlinLink`` tests.
+"""A simulated Marlin 2.1 board on a pseudo-terminal, for ``MarlinLink`` tests and dry runs.
 
-``SimulatedMarlin(...).start()`` returns a pty path. A thread speaks
-Marlin's serial dialect: the boot banner (``start``, ``echo:Marlin 2.1.2``,
-...), line numbers and checksums checked as Marlin does (``Error:...``,
-``Resend: <last+1>``, ``ok``, and the rest of the receive buffer dropped),
-one ``ok`` per executed line, a planner of ``planner`` moves that take time
-(path length / F), ``M400`` answered only when the planner is empty (with
-``busy: processing`` every ``busy_ms`` meanwhile), and ``M112`` caught on
-receipt (emergency parser): the board halts and ignores everything until
-``reset()``. Commands are read and executed one at a time: while a command
-waits (M400, or a G1 with the planner full) nothing else is read.
+``SimulatedMarlin(...).start()`` returns a pty path. A thread runs a
+``MarlinMachine`` (machine.py: what the stock binaries of
+shared/stock-firmware do on the wire, from the receive buffer and the
+4-line command queue to M410 and M112), prints its boot text once a host
+listens, and turns a ``VirtualCube`` as its axes move: a face turns when its
+axis reaches another multiple of ``units_per_quarter``, as the simavr
+harness counts the steps of the real binary (a move a stop cut short turns
+the face only if it got that far).
 
-Each finished move turns a ``VirtualCube`` face by the axis's motion in
-quarter turns. Frame faults (``faults.Channel``, one per direction, a line
-being a frame) come from a dict like ``{"drop": 0.05, "to_host": {...}}``.
+Axes are named as the stock build names them (``letters``, default ``X Y
+Z A B C``); ``axes`` maps faces to them, ``I J K`` standing for axes 4-6
+whatever they are called. Frame faults (``faults.Channel``, one per
+direction, a line being a frame) come from a dict like ``{"drop": 0.05,
+"to_host": {...}}``, and ``reset_after``, ``silent_after`` and
+``close_after`` count finished moves.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import select
 import threading
 import time
-from collections import deque
 
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, lines_from, read_into, write_from
 from ..virtual_cube import VirtualCube
-from .dialect import AXIS_LETTERS, DEFAULT_AXES, checksum, split_numbered
+from .dialect import DEFAULT_AXES, named_as
+from .machine import Build, MarlinMachine
 
-_MAX_LINE = 256  # junk this long with no line end is passed on for the parser to refuse
-
-BANNER = (
-    "start",
-    "echo:Marlin 2.1.2",
-    "echo: Last Updated: 2023-09-23 | Author: (robotd simulator)",
-    "echo: Free Memory: 4096  PlannerBufferBytes: 1408",
-)
+_MAX_LINE = 256  # junk this long with no line end is passed on for the board to refuse
 
 
 class SimulatedMarlin(PtyBoard):
@@ -50,9 +43,11 @@ class SimulatedMarlin(PtyBoard):
         *,
         faults: dict | FaultConfig | None = None,
         axes: dict[str, str] | None = None,
+        letters: str = "XYZABC",
         units_per_quarter: float = 90.0,
         planner: int = 16,
-        busy_ms: float = 1000.0,
+        busy_ms: float = 2000.0,
+        emergency_parser: bool = False,
         advanced_ok: bool = False,
         reset_on_open: bool = True,
         boot_ms: float = 0.0,
@@ -61,9 +56,8 @@ class SimulatedMarlin(PtyBoard):
     ):
         self.faults = FaultConfig.from_config(faults)
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
-        self._face = {axis: face for face, axis in (axes or DEFAULT_AXES).items()}
-        self.units_per_quarter, self.planner_size = units_per_quarter, planner
-        self.busy_s, self.advanced_ok = busy_ms / 1000, advanced_ok
+        self._face = {named_as(axis, letters): face for face, axis in (axes or DEFAULT_AXES).items()}
+        self.units_per_quarter = units_per_quarter
         self.reset_on_open, self.boot_s = reset_on_open, boot_ms / 1000
         self._cube = VirtualCube(state)
         self._lock = threading.Lock()
@@ -75,10 +69,8 @@ class SimulatedMarlin(PtyBoard):
         self._thread: threading.Thread | None = None
         self._attached = self._silent = self._closed = False
         self._inbuf, self._outbuf = bytearray(), bytearray()
-        self.accepted: list[tuple[int | None, str]] = []  # every executed line (number, command)
-        self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> delta)
-        self.kill_times: list[float] = []
-        self.line_errors = 0
+        build = Build(letters, planner, busy_ms / 1000, emergency_parser, advanced_ok)
+        self._machine = MarlinMachine(build, self._say, self._moved)
         self._triggers = DeviceTriggers(self.faults)
         self._boot(time.monotonic())
 
@@ -95,23 +87,36 @@ class SimulatedMarlin(PtyBoard):
             self._cube.set_state(facelets)
 
     def estop_times(self) -> list[float]:
-        """``time.monotonic()`` of each M112 the board acted on."""
+        """``time.monotonic()`` of each stop (M410, M112) the board acted on: when its motors stopped."""
         with self._lock:
-            return list(self.kill_times)
+            return list(self._machine.stop_times)
+
+    @property
+    def accepted(self) -> list[tuple[int | None, str]]:
+        """Every line the board ran: (number or None, command)."""
+        with self._lock:
+            return list(self._machine.accepted)
+
+    @property
+    def moves_done(self) -> list[dict[str, float]]:
+        """Every move that ran to its end (axis -> delta)."""
+        with self._lock:
+            return list(self._machine.moves_done)
 
     def info(self) -> dict:
         with self._lock:
+            machine = self._machine
             return {
                 "path": self.path,
-                "last_line": self._last_n,
-                "halted": self._halted,
-                "relative": self._relative,
-                "enabled": self._enabled,
-                "planned": len(self._planner),
-                "lines": len(self.accepted),
-                "moves": len(self.moves_done),
-                "line_errors": self.line_errors,
-                "position": dict(self._pos),
+                "last_line": machine.last_n,
+                "halted": machine.halted,
+                "relative": machine.relative,
+                "enabled": machine.enabled,
+                "planned": len(machine.planner),
+                "lines": len(machine.accepted),
+                "moves": len(machine.moves_done),
+                "line_errors": machine.line_errors,
+                "position": dict(machine.pos),
                 "to_device": dict(self._to_device.counts),
                 "to_host": dict(self._to_host.counts),
             }
@@ -131,149 +136,37 @@ class SimulatedMarlin(PtyBoard):
     def _boot(self, now: float) -> None:
         self._to_device.clear()
         self._to_host.clear()
-        self._rx: deque[bytes] = deque()
-        self._planner: deque[tuple[float, dict[str, float]]] = deque()
-        self._pos = {axis: 0.0 for axis in self._face}
-        self._last_n, self._halted, self._relative, self._enabled = 0, False, False, False
-        self._waiting: tuple | None = None  # ("M400", n) or ("G1", n, deltas, feed)
-        self._feed, self._next_busy = 1000.0, 0.0
+        self._machine.boot(now)
+        self._steps = {axis: 0.0 for axis in self._face}  # where each axis is, and the last quarter it reached
+        self._quarter = {axis: 0 for axis in self._face}
         self._booting_until = now + self.boot_s
         self._pending_banner = True  # printed once booted and someone listens
 
     def _say(self, line: str) -> None:
-        self._to_host.push(line.encode("ascii") + b"\n", time.monotonic())
+        self._to_host.push(line.encode("latin-1", "replace") + b"\n", time.monotonic())
 
-    def _ok(self, n: int | None) -> None:
-        if self.advanced_ok and n is not None:
-            self._say(f"ok N{n} P{self.planner_size - len(self._planner)} B4")
-        else:
-            self._say("ok")
-
-    def _kill(self, now: float) -> None:
-        self._halted, self._waiting = True, None
-        self._planner.clear()  # steppers stop at once; unfinished moves never finish
-        self._rx.clear()
-        self.kill_times.append(now)
-        self._say("echo:M112 Shutdown")
-        self._say("Error:Printer halted. kill() called!")
-
-    # ------------------------------------------------------------ command processing
-
-    def _receive(self, data: bytes, now: float) -> None:
-        for line in data.split(b"\n"):
-            if b"M112" in line:  # EMERGENCY_PARSER: acted on as it arrives
-                if not self._halted:
-                    self._kill(now)
-                continue
-            if line.strip() and not self._halted:
-                self._rx.append(line)
-
-    def _process(self, now: float) -> None:
-        self._advance(now)
-        while not self._halted and (self._waiting is None or self._retry_wait(now)) and self._rx:
-            self._line(self._rx.popleft().decode("latin-1"), now)
-
-    def _advance(self, now: float) -> None:
-        while self._planner and self._planner[0][0] <= now:
-            _, deltas = self._planner.popleft()
-            self.moves_done.append(deltas)
-            for axis, delta in deltas.items():
-                before = self._pos[axis]
-                self._pos[axis] = before + delta
-                q = round(self._pos[axis] / self.units_per_quarter) - round(before / self.units_per_quarter)
-                self._cube.turn(self._face[axis], q)
-            self._fire_triggers(now)
+    def _moved(self, axis: str, delta: float, finished: bool) -> None:
+        """Turn the face when the axis reached another multiple of a quarter turn (the last one it reached)."""
+        face = self._face.get(axis)
+        if face is None:
+            return
+        before, after = self._steps[axis], self._steps[axis] + delta
+        self._steps[axis] = after
+        unit = self.units_per_quarter
+        last = (after // unit if after > before else -(-after // unit)) * unit
+        if (before < last <= after or after <= last < before) and round(last / unit) != self._quarter[axis]:
+            quarter = round(last / unit)
+            self._cube.turn(face, quarter - self._quarter[axis])
+            self._quarter[axis] = quarter
 
     def _fire_triggers(self, now: float) -> None:
-        for name in self._triggers.due(len(self.moves_done)):
+        for name in self._triggers.due(len(self._machine.moves_done)):
             if name == "reset":
                 self._boot(now)
             elif name == "silent":
                 self._silent = True
             else:
                 self._close_master()
-
-    def _retry_wait(self, now: float) -> bool:
-        """Go on with the command that waits; True when it is done."""
-        if self._waiting is None:
-            return True
-        kind, n = self._waiting[0], self._waiting[1]
-        if kind == "M400" and self._planner:
-            if now >= self._next_busy:
-                self._say("busy: processing")
-                self._next_busy = now + self.busy_s
-            return False
-        if kind == "G1":
-            if len(self._planner) >= self.planner_size:
-                return False
-            self._plan(self._waiting[2], self._waiting[3], now)
-        self._waiting = None
-        self._ok(n)
-        return True
-
-    def _line_error(self, message: str) -> None:
-        self.line_errors += 1
-        self._say(f"Error:{message}, Last Line: {self._last_n}")
-        self._rx.clear()  # Marlin empties its receive buffer
-        self._say(f"Resend: {self._last_n + 1}")
-        self._say("ok")
-
-    def _line(self, raw: str, now: float) -> None:
-        raw = raw.split(";", 1)[0].strip()
-        n, command, given = split_numbered(raw)
-        if n is not None:
-            if "M110" in command:
-                pass
-            elif n != self._last_n + 1:
-                return self._line_error("Line Number is not Last Line Number+1")
-            if given is None:
-                return self._line_error("No Checksum with line number")
-            if checksum(raw[: raw.rfind("*")]) != given:
-                return self._line_error("checksum mismatch")
-            self._last_n = n
-        elif given is not None:
-            return self._line_error("No Line Number with checksum")
-        if command:
-            self.accepted.append((n, command))
-            self._execute(n, command, now)
-
-    def _execute(self, n: int | None, command: str, now: float) -> None:
-        words = command.split()
-        code, params = words[0].upper(), _params(words[1:])
-        if code == "M110":
-            self._last_n = int(params.get("N", 0))
-        elif code in ("G90", "G91"):
-            self._relative = code == "G91"
-        elif code == "G92":
-            for axis in params.keys() & self._pos.keys() or self._pos.keys():
-                self._pos[axis] = params.get(axis, 0.0)
-        elif code in ("M17", "M18", "M84"):
-            self._enabled = code == "M17"
-        elif code == "M114":
-            self._say(" ".join(f"{a}:{self._pos[a]:.2f}" for a in AXIS_LETTERS if a in self._pos) + " E:0.00")
-        elif code == "M400":
-            self._waiting, self._next_busy = ("M400", n), now + self.busy_s
-            return
-        elif code in ("G0", "G1"):
-            self._feed = params.get("F", self._feed)
-            deltas = {a: (v if self._relative else v - self._pos[a]) for a, v in params.items() if a in self._pos}
-            self._waiting = ("G1", n, deltas, self._feed)
-            return
-        elif code == "M115":
-            self._say(
-                "FIRMWARE_NAME:Marlin 2.1.2 (robotd simulator) SOURCE_CODE_URL:github.com/MarlinFirmware/Marlin "
-                f"PROTOCOL_VERSION:1.0 MACHINE_TYPE:cube-rig AXIS_COUNT:{len(self._pos)}"
-            )
-        else:
-            self._say(f'echo:Unknown command: "{command}"')
-        self._ok(n)
-
-    def _plan(self, deltas: dict[str, float], feed: float, now: float) -> None:
-        if not deltas:
-            return
-        start = self._planner[-1][0] if self._planner else now
-        length = math.hypot(*deltas.values())
-        self._planner.append((max(start, now) + length / max(feed, 1e-6) * 60.0, deltas))
 
     # ------------------------------------------------------------ the thread and the pty
 
@@ -297,38 +190,25 @@ class SimulatedMarlin(PtyBoard):
         if not attached:
             return
         self._read(now)
-        booting = now < self._booting_until
         delivered = self._to_device.take(now)
-        if not self._silent and not booting:
+        if not self._silent and now >= self._booting_until:
             if self._pending_banner:
                 self._pending_banner = False
-                for line in BANNER:
+                for line in self._machine.banner():
                     self._say(line)
             if delivered:
-                self._receive(delivered, now)
-            self._process(now)
+                self._machine.receive(delivered, now)
+            self._machine.advance(now)
+            self._fire_triggers(now)
         out = self._to_host.take(now)
         if not self._silent:
             self._outbuf += out
-            self._write()
+            write_from(self._master, self._outbuf)
 
     def _read(self, now: float) -> None:
         while self._master is not None and read_into(self._master, self._inbuf):
             for line in lines_from(self._inbuf, _MAX_LINE):
                 self._to_device.push(line, now)
-
-    def _write(self) -> None:
-        write_from(self._master, self._outbuf)
-
-
-def _params(words: list[str]) -> dict[str, float]:
-    out = {}
-    for word in words:
-        try:
-            out[word[0].upper()] = float(word[1:]) if len(word) > 1 else 0.0
-        except ValueError:
-            continue
-    return out
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use: print the path, run until Ctrl-C

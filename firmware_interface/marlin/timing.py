@@ -11,14 +11,16 @@ class MarlinTiming:
 
     baudrate: int = 115200
     boot_timeout: float = 5.0  # connect(): the board's bootloader and banner take up to ~2 s
-    sync_interval: float = 0.5  # repeat M110 this often during connect
-    settle: float = 0.1  # after the handshake ok: late oks of repeated M110s are ignored
-    probe_after: float = 0.4  # nothing heard with lines awaiting ok: send the oldest again
-    silence: float = 2.0  # DeviceSilent after this long without a reply
-    busy_silence: float = 5.0  # ... or this long after ``busy: processing``
+    sync_interval: float = 0.5  # repeat M110 (and its marker) this often during connect
+    settle: float = 0.05  # after the banner: greet the board once the rest of its boot text is out
+    probe_after: float = 0.4  # nothing heard while a line waits: a marker line goes after it (a probe)
+    silence: float = 2.0  # DeviceSilent after this long without a word while a line waits
+    busy_silence: float = 5.0  # ... while an M400 waits (Marlin says busy every 2 s: one lost is no sign)
+    stop_recovery: float = 4.0  # after M410 Marlin runs nothing for 1-3 s: silence counts as busy, clear() waits
     reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
-    estop_retry: float = 0.05
-    estop_timeout: float = 0.5
+    estop_retry: float = 0.05  # M410 is written again this long after the first (a lost line)
+    estop_timeout: float = 0.5  # unused: Marlin confirms no M410 (kept so that older configs still load)
     query_timeout: float = 2.0
     write_timeout: float = 0.5
     poll: float = 0.005
+    reply_share: float = 0.5  # an ok sooner than this share of the line's wire time is not that line's

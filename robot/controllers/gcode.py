@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from firmware_interface import ConfigError as LinkConfigError
+from firmware_interface.avr_board import AvrBoard
+from firmware_interface.stock_firmware import UNITS_PER_QUARTER, stock_board
 from solver.puzzles.cube.geometry import FACES
 
 from ..config import Config
@@ -70,6 +72,25 @@ def open_gcode_link(link: Callable[..., Link], options: GcodeSettings, port: str
         return link(port, axes=options.axes, units_per_quarter=options.units_per_quarter, feed=options.feed, **extra)
     except LinkConfigError as error:
         raise ConfigError(f"{config.source}: [controller.{options.dialect}] {error}") from None
+
+
+def stock_simulated(firmware: str, variant: str, options: GcodeSettings, sim, rig, axes: dict[str, str]) -> AvrBoard:
+    """``[sim] firmware = "avr"``: the stock build of shared/stock-firmware on the simulated board
+    (``firmware_interface.stock_firmware``), each face on the axis of its pin map ``axes`` names."""
+    if options.units_per_quarter != UNITS_PER_QUARTER:
+        raise LinkConfigError(
+            f'firmware = "avr" runs the stock {firmware} build, which turns a face a quarter turn per '
+            f"{UNITS_PER_QUARTER} units: set [controller.{options.dialect}] units_per_quarter = {UNITS_PER_QUARTER}"
+        )
+    reversed_motors = "".join(face for face, sign in rig.direction.items() if sign < 0)
+    return stock_board(
+        firmware,
+        variant,
+        axes=axes,
+        faults=sim.faults,
+        reset_on_open=sim.reset_on_open,
+        reversed_motors=reversed_motors,
+    )
 
 
 def simulated(simulator: Callable[..., Simulator], options: GcodeSettings, sim) -> Simulator:

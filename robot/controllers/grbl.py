@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from firmware_interface.avr_board import AvrBoard
 from firmware_interface.grbl.dialect import DEFAULT_AXES
 from firmware_interface.grbl.link import GrblLink, GrblTiming
 from firmware_interface.grbl.simulator import SimulatedGrbl
 
 from ..config import Config
 from ..motion import LinkMotion
-from .gcode import NO_HOME, GcodeSettings, open_gcode_link, read_settings, simulated
+from .gcode import NO_HOME, GcodeSettings, open_gcode_link, read_settings, simulated, stock_simulated
 
 CANNOT = {
     "home": NO_HOME.format(
@@ -32,7 +33,10 @@ def open_link(controller, port: str, config: Config, data_dir: Path) -> GrblLink
     return open_gcode_link(GrblLink, options, port, config, timing=timing)
 
 
-def simulator(controller, sim, rig) -> SimulatedGrbl:
+def simulator(controller, sim, rig) -> SimulatedGrbl | AvrBoard:
+    """Our simulator of grblHAL, or (``[sim] firmware = "avr"``) the stock grbl build."""
+    if sim.firmware == "avr":
+        return stock_simulated("grbl", "", controller.settings, sim, rig, controller.settings.axes)
     return simulated(SimulatedGrbl, controller.settings, sim)
 
 

@@ -103,12 +103,12 @@ def open_link(controller, port: str, config: Config, data_dir: Path) -> MaestroL
         raise ConfigError(f"{config.source}: [controller.maestro] {error}") from None
 
 
-def simulator(controller, sim, rig) -> SimulatedMaestro:
-    """A simulated Maestro whose two servos move a simulated flip/spin mechanism and its cube."""
+def mechanism(controller, size: int) -> FlipSpinMechanism:
+    """The flip/spin mechanism these servo settings move, with a virtual cube in it."""
     options: MaestroSettings = controller.settings
     spin, cover = options.servos["spin"], options.servos["cover"]
-    mechanism = FlipSpinMechanism(
-        size=sim.puzzle,
+    return FlipSpinMechanism(
+        size=size,
         spin_channel=spin.channel,
         cover_channel=cover.channel,
         spin_ccw_us=spin.end_points[-1],
@@ -118,13 +118,19 @@ def simulator(controller, sim, rig) -> SimulatedMaestro:
         cover_hold_us=cover.end_points["hold"],
         cover_flip_us=cover.end_points["flip"],
     )
+
+
+def simulator(controller, sim, rig) -> SimulatedMaestro:
+    """A simulated Maestro whose two servos move a simulated flip/spin mechanism and its cube."""
+    options: MaestroSettings = controller.settings
+    moved = mechanism(controller, sim.puzzle)
     slew = options.timing["servo_us_per_ms"]
     return SimulatedMaestro(
         channels=options.channels,
-        mechanism=mechanism,
+        mechanism=moved,
         faults=sim.faults,
         crc=options.crc,
-        homes=mechanism.home_targets(),
+        homes=moved.home_targets(),
         slew_us_per_ms=slew,
     )
 

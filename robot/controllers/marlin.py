@@ -2,7 +2,11 @@
 
 ``[controller.marlin]`` takes the G-code keys and::
 
-    buffer = 3                   # lines in flight (at most BUFSIZE - 1; Marlin's default BUFSIZE is 4)
+    buffer = 3                   # most lines of robotd's in Marlin's 4-line command queue at once (1 to 3)
+
+Dry runs use our simulator of Marlin, or with ``[sim] firmware = "avr"``
+the stock Marlin build under simavr (``[sim] emergency_parser = true``: the
+one with EMERGENCY_PARSER).
 """
 
 from __future__ import annotations
@@ -10,13 +14,14 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from firmware_interface.marlin.dialect import DEFAULT_AXES
+from firmware_interface.avr_board import AvrBoard
+from firmware_interface.marlin.dialect import DEFAULT_AXES, named_as
 from firmware_interface.marlin.link import MarlinLink, MarlinTiming
 from firmware_interface.marlin.simulator import SimulatedMarlin
 
 from ..config import Config
 from ..motion import LinkMotion
-from .gcode import NO_HOME, GcodeSettings, open_gcode_link, read_settings, simulated
+from .gcode import NO_HOME, GcodeSettings, open_gcode_link, read_settings, simulated, stock_simulated
 
 CANNOT = {
     "home": NO_HOME.format(
@@ -39,8 +44,14 @@ def open_link(controller, port: str, config: Config, data_dir: Path) -> MarlinLi
     return open_gcode_link(MarlinLink, options, port, config, timing=timing, buffer=options.buffer)
 
 
-def simulator(controller, sim, rig) -> SimulatedMarlin:
-    return simulated(SimulatedMarlin, controller.settings, sim)
+def simulator(controller, sim, rig) -> SimulatedMarlin | AvrBoard:
+    """Our simulator of Marlin, or (``[sim] firmware = "avr"``) the stock build, with EMERGENCY_PARSER when
+    ``[sim] emergency_parser``; the stock build names axes 4-6 A B C."""
+    options = controller.settings
+    if sim.firmware == "avr":
+        axes = {face: named_as(axis, "XYZABC") for face, axis in options.axes.items()}
+        return stock_simulated("marlin", "ep" if sim.emergency_parser else "", options, sim, rig, axes)
+    return simulated(SimulatedMarlin, options, sim)
 
 
 def motion(controller, link, rig) -> LinkMotion:

@@ -56,7 +56,12 @@ class SimTable(Table):
     faults: FaultsTable = Field(default_factory=FaultsTable)
     reset_on_open: bool = True
     firmware: choice(FIRMWARES) = Field(  # type: ignore[valid-type]
-        default="python", description="python: the reference firmware; avr: the firmware binary under simavr"
+        default="python",
+        description="python: the reference firmware (or our simulator of a marlin or grblhal controller); avr: "
+        "the firmware binary under simavr (robotd's own, or the stock Marlin / grbl build of shared/stock-firmware)",
+    )
+    emergency_parser: bool = Field(
+        default=False, description="avr with a marlin controller: run the stock build with EMERGENCY_PARSER on"
     )
     board: choice(BOARDS) = Field(  # type: ignore[valid-type]
         default="ramps",

@@ -119,9 +119,36 @@ function plainValue(value) {
   return String(value);
 }
 
+const MODES = {sim: "simulation", "rig-only": "motors only: the real controller, a virtual cube and camera"};
+
+/** The board that answered (api/status "board"): its firmware and version, and how it is stopped. */
+function boardRows(board) {
+  if (!board) return [];
+  const rows = [];
+  const name = [board.firmware, board.version].filter((part) => part !== undefined && part !== null);
+  // a version the firmware's name already carries ("Marlin 2.1.2") is not repeated
+  if (name.length === 2 && String(name[0]).includes(String(name[1]))) name.pop();
+  if (name.length) rows.push(["Board", name.map(plainValue).join(" ")]);
+  if (board.stop_method !== undefined) {
+    const latency = board.stop_latency_ms;
+    rows.push(["Stop", plainValue(board.stop_method) +
+      (latency === undefined || latency === null ? "" : `, about ${plainValue(latency)} ms`)]);
+  }
+  return rows;
+}
+
+/** Under robotd --rig-only: what the virtual cube follows, and what the controller did otherwise. */
+function readBackRows(simulation) {
+  const readBack = simulation && simulation.read_back;
+  if (!readBack) return [];
+  const rows = [["Cube follows", readBack.follows]];
+  for (const difference of readBack.differences || []) rows.push(["Controller differs", difference]);
+  return rows;
+}
+
 function showMachine(status) {
   const list = byId("machine");
-  const rows = [["Mode", status.mode === "sim" ? "simulation" : "real rig"]];
+  const rows = [["Mode", MODES[status.mode] || "real rig"]];
   if (status.rig) {
     rows.push(["Rig", status.rig.kind || "–"]);
     const timing = status.rig.timing || {};
@@ -129,6 +156,7 @@ function showMachine(status) {
       rows.push(["Turn time", `${duration(timing.quarter_turn_s)} quarter, ${duration(timing.half_turn_s)} half`]);
     }
   }
+  rows.push(...boardRows(status.board), ...readBackRows(status.simulation));
   for (const [key, value] of Object.entries(status.link || {})) {
     rows.push([`Link ${key.replaceAll("_", " ")}`, plainValue(value)]);
   }
@@ -168,7 +196,7 @@ function cameraStreams(restart = false) {
 
 function applyStatus(status) {
   page.status = status;
-  byId("sim-options").hidden = status.mode !== "sim";
+  byId("sim-options").hidden = !status.simulation; // a virtual cube: --sim, or --rig-only
   rig.show(status);
   showMachine(status);
   if (cameraView.show(status.cameras || []) && loaded.has("calibration")) {
@@ -192,7 +220,7 @@ async function pollStatus() {
 // ---- controls ----
 
 function runOptions() {
-  if (!page.status || page.status.mode !== "sim") return {};
+  if (!page.status || !page.status.simulation) return {};
   const options = {};
   const puzzle = byId("puzzle").value;
   if (puzzle) options.puzzle = Number(puzzle);

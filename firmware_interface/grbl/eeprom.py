@@ -1,0 +1,52 @@
+"""The ``$`` settings a simulated grbl board keeps in EEPROM, and the soft limits they switch on.
+
+``$N=value`` sets one (``error:3`` for a number the build lacks,
+``error:2`` for a value that is no number, ``error:10`` for soft limits
+while homing is off), ``$$`` lists them. Soft limits (``$20=1``) hold
+every axis in grbl's machine space, ``-$13N`` to 0, as the stock grbl
+build does (a positive target alarms there whatever ``$23`` says).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .words import LineError
+
+SOFT_LIMITS, HOMING, TRAVEL = 20, 22, 130
+
+
+class Eeprom:
+    def __init__(self, defaults: dict[int, str], letters: str):
+        self.values = dict(defaults)
+        self.letters = letters
+
+    def write(self, line: str) -> None:
+        """``$N=value``, cleaned (no blanks, upper case)."""
+        number, _, value = line[1:].partition("=")
+        if not number.isdigit() or int(number) not in self.values:
+            raise LineError(3)
+        try:
+            if not math.isfinite(float(value)):
+                raise ValueError(value)
+        except ValueError:
+            raise LineError(2) from None
+        if int(number) == SOFT_LIMITS and float(value) and not self.on(HOMING):
+            raise LineError(10)
+        self.values[int(number)] = value
+
+    def lines(self) -> list[str]:
+        return [f"${number}={value}" for number, value in sorted(self.values.items())]
+
+    def on(self, number: int) -> bool:
+        return float(self.values.get(number, "0")) != 0
+
+    def beyond_travel(self, target: dict[str, float]) -> bool:
+        """Is a move's end outside the soft limits (when they are on)?"""
+        if not self.on(SOFT_LIMITS):
+            return False
+        for index, axis in enumerate(self.letters):
+            travel = float(self.values.get(TRAVEL + index, "inf"))
+            if target[axis] > 0 or target[axis] < -travel:
+                return True
+        return False

@@ -1,0 +1,322 @@
+"""Stock Marlin 2.1's serial and motion behaviour as a state machine, for the simulated board (simulator.py).
+
+No I/O and no clock of its own: ``receive(data, now)`` takes the host's
+bytes, ``advance(now)`` runs the board up to ``now``, what it prints goes to
+``say`` and each axis's motion to ``moved``. It does what
+shared/stock-firmware/README.md records of the real binaries:
+
+* bytes arrive at the baud rate into a 128-byte receive buffer (dropped
+  while it is full); lines move from there into a 4-line command queue
+  (the line running holds one), and that is where numbers and checksums are
+  checked: ``Error:...``, ``Resend: last+1``, ``ok``, and the receive buffer
+  emptied (what arrives after is a fragment, run as it is); a repeat of the
+  last line or the one before is dropped without a word; a line without a
+  number runs as it is, ``*checksum`` or not;
+* ``ok`` once a line has run (a ``G1`` once planned: it waits while the
+  planner is full); ``M400`` once the planner is empty, saying ``echo:busy:
+  processing`` every ``busy_s`` meanwhile;
+* ``M410``: the planner is emptied at once, the position is where the
+  motors stopped, then nothing runs for 1 s; without EMERGENCY_PARSER it
+  acts as the line moves into the command queue (and runs again from the
+  queue), with it as the line arrives (and is a no-op in the queue);
+* ``M112``: ``echo:M112 Shutdown``, ``Error:Printer halted. kill()
+  called!``; the motors run on for 0.7 s, then nothing until a reset;
+* ``M115`` (``FIRMWARE_NAME:...``, ``Cap:`` lines), ``M114`` (``X:..
+  Count X:..``, the end of the planned moves), ``M118``, ``M110``,
+  ``G90``/``G91``, ``G92``, ``M17``/``M18``/``M84``, ``M108``; anything else
+  is ``echo:Unknown command: "..."`` and ``ok``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .dialect import checksum, split_numbered
+
+RX_BUFFER = 128
+COMMAND_QUEUE = 4
+QUICK_STOP_S = 1.0  # Marlin refuses moves (and runs nothing) this long after M410
+KILL_RUN_ON_S = 0.7  # kill() waits this long, interrupts on, before it disables the drivers
+CAPABILITIES = ("EEPROM", "AUTOREPORT_POS", "EMERGENCY_PARSER", "PROMPT_SUPPORT", "THERMAL_PROTECTION", "ARCS")
+_COMMAND = re.compile(r"^([GMT])(\d+)$")
+
+
+@dataclass(frozen=True)
+class Build:
+    """How the simulated board was built: its axis names, planner blocks, keepalive interval (M113),
+    EMERGENCY_PARSER, ADVANCED_OK, baud rate and firmware name."""
+
+    letters: str = "XYZABC"
+    planner: int = 16
+    busy_s: float = 2.0
+    emergency_parser: bool = False
+    advanced_ok: bool = False
+    baudrate: int = 115200
+    firmware: str = "Marlin 2.1.2"
+
+
+@dataclass
+class Block:
+    """A planned move: it runs from ``start`` to ``end``, each axis by its delta (units)."""
+
+    start: float
+    end: float
+    deltas: dict[str, float]
+
+
+class MarlinMachine:
+    """One Marlin board. ``moved(axis, delta, finished)``: an axis moved by delta units (a whole block, or the
+    part of one a stop left)."""
+
+    def __init__(self, build: Build, say: Callable[[str], None], moved: Callable[[str, float, bool], None]):
+        self.say, self.moved, self.letters = say, moved, build.letters
+        self.planner_size, self.busy_s, self.emergency_parser = build.planner, build.busy_s, build.emergency_parser
+        self.advanced_ok, self.byte_s, self.firmware = build.advanced_ok, 10 / build.baudrate, build.firmware
+        self.accepted: list[tuple[int | None, str]] = []  # every line run (number, command)
+        self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> delta)
+        self.stop_times: list[float] = []  # when the motors stopped on M410 or M112
+        self.line_errors = 0
+        self.boot(0.0)
+
+    def boot(self, now: float) -> None:
+        """Power-up or reset: everything forgotten."""
+        self.wire: deque[tuple[float, int]] = deque()
+        self.wire_free = now
+        self.rx = bytearray()
+        self.ep_line = bytearray()
+        self.queue: deque[tuple[int | None, str]] = deque()
+        self.running: tuple | None = None  # (command, n, ...): it waits, its ok still to come
+        self.planner: deque[Block] = deque()
+        self.pos = {axis: 0.0 for axis in self.letters}  # the end of every planned move
+        self.last_n, self.relative, self.enabled, self.halted = 0, False, False, False
+        self.feed, self.next_busy, self.blocked_until = 1000.0, 0.0, 0.0
+        self.kill_at: float | None = None
+
+    def banner(self) -> list[str]:
+        return [
+            "start",
+            self.firmware,
+            "echo: Last Updated: 2023-09-23 | Author: (robotd simulator)",
+            "echo: Free Memory: 4096  PlannerBufferBytes: 1408",
+            "echo:Hardcoded Default Settings Loaded",
+            "echo:  M206 " + " ".join(f"{a}0.00" for a in self.letters),
+        ]
+
+    # ------------------------------------------------------------ bytes in
+
+    def receive(self, data: bytes, now: float) -> None:
+        """Bytes from the host: each arrives one byte time after the one before, at the baud rate."""
+        for byte in data:
+            self.wire_free = max(now, self.wire_free) + self.byte_s
+            self.wire.append((self.wire_free, byte))
+
+    def _arrive(self, now: float) -> None:
+        while self.wire and self.wire[0][0] <= now:
+            byte = self.wire.popleft()[1]
+            if len(self.rx) < RX_BUFFER:
+                self.rx.append(byte)
+            if self.emergency_parser:
+                self._parse_emergency(byte, now)
+
+    def _parse_emergency(self, byte: int, now: float) -> None:
+        """EMERGENCY_PARSER: M112 and M410 act as they arrive, whatever is queued."""
+        if byte != 10:
+            self.ep_line.append(byte)
+            return
+        command = re.sub(r"^N\d+\s*", "", self.ep_line.decode("latin-1").strip()).split("*")[0].strip()
+        self.ep_line.clear()
+        self._emergency(command, now)
+
+    def _emergency(self, command: str, now: float) -> None:
+        if command == "M410" and not self.halted:
+            self._quick_stop(now)
+        elif command == "M112" and not self.halted:
+            self._kill(now)
+
+    # ------------------------------------------------------------ running
+
+    def advance(self, now: float) -> None:
+        self._arrive(now)
+        self._finish_blocks(now)
+        while not self.halted and now >= self.blocked_until:
+            if self.running is not None and not self._go_on(now):
+                self._read_lines(now)
+                return
+            self._read_lines(now)
+            if not self.queue or now < self.blocked_until:
+                return
+            n, command = self.queue.popleft()
+            self._execute(n, command, now)
+
+    def _finish_blocks(self, now: float) -> None:
+        if self.kill_at is not None and now >= self.kill_at + KILL_RUN_ON_S:
+            self._cut(self.kill_at + KILL_RUN_ON_S)
+            self.kill_at = None
+        while self.planner and self.planner[0].end <= now:
+            block = self.planner.popleft()
+            self.moves_done.append(block.deltas)
+            for axis, delta in block.deltas.items():
+                self.moved(axis, delta, True)
+
+    def _go_on(self, now: float) -> bool:
+        """The command that waits (a G1 for planner room, M400 for an empty planner, M410 for its pause): True
+        once it is done and answered."""
+        assert self.running is not None
+        kind, n = self.running[0], self.running[1]
+        if kind == "G1" and len(self.planner) < self.planner_size:
+            self._plan(self.running[2], self.running[3], now)
+        elif kind == "G1" or (kind == "M400" and self.planner):
+            if now >= self.next_busy:
+                self.say("echo:busy: processing")
+                self.next_busy = now + self.busy_s
+            return False
+        self.running = None
+        self._ok(n)
+        return True
+
+    def _read_lines(self, now: float) -> None:
+        """Lines from the receive buffer into the command queue, checked, while it has room."""
+        while b"\n" in self.rx and len(self.queue) + (self.running is not None) < COMMAND_QUEUE:
+            raw, _, rest = bytes(self.rx).partition(b"\n")
+            self.rx = bytearray(rest)
+            text = raw.decode("latin-1").split(";", 1)[0].strip()
+            if text:
+                self._check(text)
+            if not self.emergency_parser and text[:4] in ("M410", "M112"):
+                self._emergency(text[:4], now)  # acted on as it is read (and queued as well)
+            if self.halted or now < self.blocked_until:
+                return
+
+    def _check(self, text: str) -> None:
+        n, command, given = split_numbered(text)
+        if n is not None:
+            if "M110" in command:
+                n = int(_params(command.split()[1:]).get("N", n))
+            elif n in (self.last_n, self.last_n - 1):
+                return  # a repeat: dropped without a word
+            elif n != self.last_n + 1:
+                return self._line_error("Line Number is not Last Line Number+1")
+            if given is None:
+                return self._line_error("No Checksum with line number")
+            if given != checksum(text[: text.rfind("*")]):
+                return self._line_error("checksum mismatch")
+            self.last_n = n
+        if command:
+            self.queue.append((n, command))
+
+    def _line_error(self, message: str) -> None:
+        self.line_errors += 1
+        self.say(f"Error:{message}, Last Line: {self.last_n}")
+        self.rx.clear()  # Marlin empties its receive buffer: a line arriving now is cut
+        self.say(f"Resend: {self.last_n + 1}")
+        self._ok(self.last_n)
+
+    def _ok(self, n: int | None) -> None:
+        if self.advanced_ok:
+            free = COMMAND_QUEUE - len(self.queue) - (self.running is not None)
+            self.say(f"ok N{n if n is not None else self.last_n} P{self.planner_size - len(self.planner)} B{free}")
+        else:
+            self.say("ok")
+
+    def _execute(self, n: int | None, command: str, now: float) -> None:
+        self.accepted.append((n, command))
+        words = command.split()
+        match = _COMMAND.match(words[0].upper())
+        code, params = (match.group(1) + str(int(match.group(2))) if match else ""), _params(words[1:])
+        if code in ("G0", "G1"):
+            self.feed = params.get("F", self.feed)
+            deltas = {a: (v if self.relative else v - self.pos[a]) for a, v in params.items() if a in self.pos}
+            self.running = ("G1", n, {a: d for a, d in deltas.items() if d}, self.feed)
+        elif code == "M400":
+            self.running, self.next_busy = ("M400", n), now + self.busy_s
+        elif code == "M410" and not self.emergency_parser:
+            self._quick_stop(now)
+            self.running = ("M410", n)
+        elif code == "M112":
+            self._kill(now)
+        elif not self._setting(code, params, command):
+            self.say(f'echo:Unknown command: "{command}"')
+            self._ok(n)
+            return
+        if self.running is None and not self.halted:
+            self._ok(n)
+
+    def _setting(self, code: str, params: dict[str, float], command: str) -> bool:
+        """The commands that answer at once; False for an unknown one."""
+        if code in ("G90", "G91"):
+            self.relative = code == "G91"
+        elif code == "G92":
+            for axis in params.keys() & self.pos.keys():
+                self.pos[axis] = params[axis]
+        elif code in ("M17", "M18", "M84"):
+            self.enabled = code == "M17"
+        elif code == "M114":
+            self.say(self._position())
+        elif code == "M115":
+            self._identify()
+        elif code == "M118":
+            text = command.split(None, 1)[1] if " " in command else ""
+            self.say("echo:" + text[3:] if text.startswith("E1 ") else text)
+        elif code in ("M110", "M108", "M410"):
+            pass  # M110: numbered lines set it as they are read; M410 with EMERGENCY_PARSER: done on arrival
+        else:
+            return False
+        return True
+
+    def _position(self) -> str:
+        units = " ".join(f"{a}:{self.pos[a]:.2f}" for a in self.letters)
+        return f"{units} Count " + " ".join(f"{a}:{round(self.pos[a] * 40 / 9)}" for a in self.letters)
+
+    def _identify(self) -> None:
+        self.say(
+            f"FIRMWARE_NAME:{self.firmware} (robotd simulator) SOURCE_CODE_URL:github.com/MarlinFirmware/Marlin "
+            f"PROTOCOL_VERSION:1.0 MACHINE_TYPE:3D Printer EXTRUDER_COUNT:0 AXIS_COUNT:{len(self.letters)} "
+            "UUID:00000000-0000-4000-8000-000000000000"
+        )
+        for name in CAPABILITIES:
+            self.say(f"Cap:{name}:{int(name == 'EMERGENCY_PARSER' and self.emergency_parser)}")
+
+    # ------------------------------------------------------------ motion and stops
+
+    def _plan(self, deltas: dict[str, float], feed: float, now: float) -> None:
+        if not deltas:
+            return
+        start = max(now, self.planner[-1].end if self.planner else now)
+        self.planner.append(Block(start, start + math.hypot(*deltas.values()) / max(feed, 1e-6) * 60.0, deltas))
+        for axis, delta in deltas.items():
+            self.pos[axis] += delta
+
+    def _cut(self, at: float) -> None:
+        """The motors stop at ``at``: the block running is cut short, the rest never runs; the position is read
+        back from where the motors are."""
+        for block in self.planner:
+            share = min(1.0, max(0.0, (at - block.start) / (block.end - block.start)))
+            for axis, delta in block.deltas.items():
+                self.pos[axis] -= delta * (1 - share)
+                if share:
+                    self.moved(axis, delta * share, False)
+        self.planner.clear()
+        self.stop_times.append(at)
+
+    def _quick_stop(self, now: float) -> None:
+        self._cut(now)
+        self.blocked_until = now + QUICK_STOP_S
+
+    def _kill(self, now: float) -> None:
+        self.halted, self.kill_at, self.running = True, now, None
+        self.say("echo:M112 Shutdown")
+        self.say("Error:Printer halted. kill() called!")
+
+
+def _params(words: list[str]) -> dict[str, float]:
+    out = {}
+    for word in words:
+        try:
+            out[word[0].upper()] = float(word[1:]) if len(word) > 1 else 0.0
+        except ValueError:
+            continue
+    return out

@@ -1,0 +1,109 @@
+"""MarlinLink and our Marlin simulator against the real stock Marlin binaries (shared/stock-firmware) under simavr.
+
+Where the real binary and ``SimulatedMarlin`` disagree the real one wins:
+the same raw lines go to both and must get the same answers (line errors,
+silently dropped repeats, unnumbered lines, markers, M114, M115, and the
+M410 quick stop during an M400, with and without EMERGENCY_PARSER). Then
+the link identifies each build and recovers from a quick stop on it. Skips
+where the harness's tools or the stock-firmware directory are missing
+(fails instead under ROBOTD_REQUIRE_AVR, as tests/devices.py says).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+import serial
+
+import devices
+from firmware_interface.marlin.dialect import numbered
+from firmware_interface.marlin.simulator import SimulatedMarlin
+from firmware_interface.stock_firmware import AXES, stock_board
+from line_rigs import SOLVED, estop_mid_move, ready, require_stock, rigs
+from solver import apply
+
+VARIANTS = {"": "marlin-avr", "ep": "marlin-ep-avr"}
+STOPPED = re.compile(r"X:(9\d|1[0-7]\d)\.\d\d|X:(4[1-9]\d|[5-7]\d\d)\b")  # between 90 and 180 units: part of the way
+SCRIPT = [  # (what is sent, how many oks end its answer: 0 = none comes)
+    (numbered(0, "M110 N0"), 1),
+    (numbered(1, "G91"), 1),
+    (numbered(1, "G91"), 0),  # a repeat of the last line: dropped without a word
+    (numbered(5, "M114"), 1),  # a skipped number
+    (b"N2 M114*1\n", 1),  # a bad checksum
+    (b"N2 M114\n", 1),  # a number without a checksum
+    (numbered(2, "M114"), 1),
+    (b"M118 rd7 rd7\n", 1),  # a marker
+    (b"M118 E1 hello\n", 1),
+    (b"M9999\n", 1),
+    (b"G1 X90 F30000*45\n", 1),  # unnumbered, the checksum wrong: it runs as it is
+    (numbered(3, "M400"), 1),
+    (numbered(4, "M114"), 1),
+    (numbered(5, "M115"), 1),
+]
+
+
+def stock(variant: str):
+    require_stock("marlin", variant)
+    return stock_board("marlin", variant, axes=AXES)
+
+
+def answers(raw: serial.Serial, data: bytes, oks: int, timeout: float = 4.0) -> list[str]:
+    """What the board says to ``data``: lines up to its ``oks``-th ok (none: whatever comes in 0.3 s)."""
+    raw.write(data)
+    heard: list[str] = []
+    deadline = time.monotonic() + (timeout if oks else 0.3)
+    while time.monotonic() < deadline and (not oks or heard.count("ok") < oks):
+        line = devices.read_line(raw).decode("latin-1").strip()
+        if line:
+            heard.append(normal(line))
+    return heard
+
+
+def normal(line: str) -> str:
+    """A reply without what differs by build: the firmware's name and date, its other capabilities, where a
+    stopped motor happened to be."""
+    if line.startswith("FIRMWARE_NAME:"):
+        return "FIRMWARE_NAME " + " ".join(re.findall(r"AXIS_COUNT:\d+", line))
+    if line.startswith("Cap:") and "EMERGENCY_PARSER" not in line:
+        return ""
+    return line
+
+
+def transcript(board, variant: str) -> list[list[str]]:
+    path = board.start()
+    with serial.Serial(path, 115200, timeout=0.1) as raw:
+        time.sleep(0.5)  # booted, its boot text out
+        raw.reset_input_buffer()
+        said = [[line for line in answers(raw, data, oks) if line] for data, oks in SCRIPT]
+        said.append(answers(raw, numbered(6, "G1 X90 F5400"), 1))  # a second of motion
+        raw.write(numbered(7, "M400"))
+        time.sleep(0.3)
+        said.append(answers(raw, b"M410\n", 2))  # M400's ok once the motors stopped, M410's after its pause
+        said.append([STOPPED.sub("X:<stopped>", line) for line in answers(raw, numbered(8, "M114"), 1)])
+    board.stop()
+    return said
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_simulator_answers_as_the_real_binary(variant):
+    real = transcript(stock(variant), variant)
+    simulated = transcript(SimulatedMarlin(emergency_parser=variant == "ep"), variant)
+    assert real[2] == [] and real[3][0] == "Error:Line Number is not Last Line Number+1, Last Line: 1"
+    assert real[-1][0].startswith("X:<stopped>")  # the position read back from where the motors stopped
+    assert simulated == real
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_link_identifies_the_build_and_recovers_from_a_quick_stop(variant):
+    with rigs(VARIANTS[variant]) as rig:
+        board, link = rig()
+        info = ready(link)
+        assert (info["firmware"], info["axis_count"], info["axis_letters"]) == ("Marlin bugfix-2.1.x", 6, "XYZABC")
+        assert info["emergency_parser"] == (variant == "ep") and info["axes"]["B"] == "C"
+        estop_mid_move(board, link)
+        position = link.clear()
+        assert 0 < position["position"]["R"] < 90 and not position["position_known"]
+        link.turn("U", 1).wait(3)
+        assert board.cube == apply(SOLVED, "L U") and link.status()["healthy"]
