@@ -17,5 +17,5 @@ MarlinTimingTable = timing_table("MarlinTimingTable", MarlinTiming)
 
 class MarlinTable(GcodeTable):
     axes: face_axes(AXIS_LETTERS) = None  # type: ignore[valid-type]
-    buffer: int = Field(default=3, ge=1, le=64, description="lines in flight (at most Marlin's BUFSIZE - 1)")
+    buffer: int = Field(default=3, ge=1, le=3, description="robotd's lines in Marlin's 4-line queue")
     timing: MarlinTimingTable = Field(default_factory=MarlinTimingTable)  # type: ignore[valid-type]
