@@ -14,10 +14,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, Self
 
 import serial
 
+from .errors import LinkError
 from .serial_port import open_serial
 
 
@@ -40,10 +41,15 @@ class PortTiming(Protocol):
 log = logging.getLogger(__name__)
 
 
+class LineSession(Protocol):
+    def fail(self, err: LinkError, dead: bool) -> None: ...
+
+
 class LinePort:
     thread_name = "line link"
     # set by the link (see the module docstring)
     port: str
+    _session: LineSession
     timing: PortTiming
     _lock: threading.Lock
     _after: list[Callable[[], None]]
@@ -111,6 +117,21 @@ class LinePort:
             self._ser.write(data)
         except (serial.SerialException, OSError) as err:
             self._port_lost(f"write failed ({err})")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            self._session.fail(LinkError("the link was closed before this was done", port=self.port), dead=True)
+        self._run_after()
+        self._close_port()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def _on_raw_line(self, raw: bytes, now: float) -> None:
         raise NotImplementedError

@@ -58,6 +58,7 @@ class GrblLink(LinePort):
 
     thread_name = "grbl"
     timing: GrblTiming
+    _session: GrblSession
 
     def __init__(
         self,
@@ -367,18 +368,3 @@ class GrblLink(LinePort):
                 "alarm": dict(session.last_alarm) if session.last_alarm else None,
                 "counters": dict(session.counters),
             }
-
-    def close(self) -> None:
-        with self._lock:
-            if self._closing:
-                return
-            self._closing = True
-            self._session.fail(LinkError("the link was closed before this was done", port=self.port), dead=True)
-        self._run_after()
-        self._close_port()
-
-    def __enter__(self) -> GrblLink:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()

@@ -68,6 +68,7 @@ class MarlinLink(LinePort):
 
     thread_name = "marlin"
     timing: MarlinTiming
+    _session: MarlinSession
 
     def __init__(
         self,
@@ -417,18 +418,3 @@ class MarlinLink(LinePort):
                 "advanced_ok": session.advanced,
                 "counters": dict(session.counters),
             }
-
-    def close(self) -> None:
-        with self._lock:
-            if self._closing:
-                return
-            self._closing = True
-            self._session.fail(LinkError("the link was closed before this was done", port=self.port), dead=True)
-        self._run_after()
-        self._close_port()
-
-    def __enter__(self) -> MarlinLink:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
