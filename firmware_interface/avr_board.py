@@ -100,6 +100,7 @@ class AvrBoard:
         speed: float = 1.0,
         trace: str | os.PathLike | None = None,
         seed: int | None = None,
+        realtime: frozenset[int] = frozenset(),
     ):
         if pins not in PIN_MAPS:
             raise ConfigError(f"unknown pin map {pins!r} (pin maps: {', '.join(PIN_MAPS)})")
@@ -123,6 +124,7 @@ class AvrBoard:
             )
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
         self.reset_on_open, self.speed, self.trace = reset_on_open, speed, trace
+        self.realtime = realtime  # bytes the firmware acts on alone, not in a line (FaultyLine passes them at once)
         self._cube = VirtualCube(state, size)
         self._lock = threading.Lock()
         self._synced = threading.Condition(self._lock)
@@ -185,7 +187,7 @@ class AvrBoard:
         threading.Thread(target=self._read_events, name=f"avrsim {self.path}", daemon=True).start()
         if framed:
             on_open = self.reset if self.reset_on_open else None
-            self._line = FaultyLine(self.device_path, self.faults, self._rng, on_open)
+            self._line = FaultyLine(self.device_path, self.faults, self._rng, on_open, self.realtime)
             self.path = self._line.start()
         return self.path
 

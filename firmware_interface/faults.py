@@ -115,8 +115,10 @@ class DeviceTriggers:
 class Channel:
     """One direction of the simulated wire: takes whole frames, hands out bytes when due."""
 
-    def __init__(self, faults: FrameFaults, rng: random.Random):
+    def __init__(self, faults: FrameFaults, rng: random.Random, reserved: frozenset[int] = frozenset()):
+        """``reserved``: bytes that noise never contains (a device acts on them alone, e.g. grbl's 0x18 reset)."""
         self.faults, self.rng = faults, rng
+        self._noise_bytes = [byte for byte in range(256) if byte not in reserved]
         self._due: deque[tuple[float, bytes]] = deque()
         self.counts = {"frames": 0, "dropped": 0, "corrupted": 0, "duplicated": 0, "delayed": 0, "noise": 0}
 
@@ -136,12 +138,20 @@ class Channel:
         if f.duplicate and rng.random() < f.duplicate:
             self.counts["duplicated"] += 1
             copies = 2
-        due = self._due[-1][0] if self._due else now
+        due = self._last_due(now)
         if f.delay and rng.random() < f.delay:
             self.counts["delayed"] += 1
             due = max(due, now + f.delay_ms / 1000)
-        for _ in range(copies):
-            self._due.append((max(due, now), frame))
+        self._due.extend([(due, frame)] * copies)
+
+    def push_whole(self, frame: bytes, now: float) -> None:
+        """Pass ``frame`` unharmed, right after what the wire holds (a real-time byte that travels alone)."""
+        self.counts["frames"] += 1
+        self._due.append((self._last_due(now), frame))
+
+    def _last_due(self, now: float) -> float:
+        """Nothing overtakes what the wire holds back."""
+        return max(self._due[-1][0], now) if self._due else now
 
     def _corrupt(self, frame: bytes) -> bytes:
         """Replace one byte (the newline included) by another: at most an 8-bit burst."""
@@ -152,7 +162,10 @@ class Channel:
 
     def _noise(self) -> bytes:
         """1 to 8 random bytes, now and then with a line end among them."""
-        return bytes(self.rng.randrange(256) for _ in range(self.rng.randint(1, 8)))
+        count = self.rng.randint(1, 8)
+        if len(self._noise_bytes) == 256:
+            return bytes(self.rng.randrange(256) for _ in range(count))
+        return bytes(self.rng.choice(self._noise_bytes) for _ in range(count))
 
     def take(self, now: float) -> bytes:
         out = bytearray()

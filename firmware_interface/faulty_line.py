@@ -27,10 +27,16 @@ class FaultyLine:
     """Host pty <-> fault channels <-> the device's pty. ``on_open`` runs when a host opens the port."""
 
     def __init__(
-        self, device_path: str, faults: FaultConfig, rng: random.Random, on_open: Callable[[], None] | None = None
+        self,
+        device_path: str,
+        faults: FaultConfig,
+        rng: random.Random,
+        on_open: Callable[[], None] | None = None,
+        realtime: frozenset[int] = frozenset(),
     ):
-        self.device_path, self.faults, self.on_open = device_path, faults, on_open
-        self.to_device, self.to_host = Channel(faults.to_device, rng), Channel(faults.to_host, rng)
+        self.device_path, self.faults, self.on_open, self.realtime = device_path, faults, on_open, realtime
+        self.to_device = Channel(faults.to_device, rng, reserved=realtime)
+        self.to_host = Channel(faults.to_host, rng)
         self.path: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -81,7 +87,20 @@ class FaultyLine:
             select.select(readable, [], [], 0.001 if not attached else 0.002)
 
     def _pass_lines(self, fd: int, side: str, channel: Channel, now: float) -> None:
-        buffer = self._buffers[side]
-        while read_into(fd, buffer):
-            for line in lines_from(buffer, _MAX_LINE_BUFFER):
-                channel.push(line, now)
+        buffer, fresh = self._buffers[side], bytearray()
+        realtime = self.realtime if side == "host" else frozenset()
+        while read_into(fd, fresh):
+            for byte in fresh:
+                if byte in realtime:
+                    channel.push_whole(bytes((byte,)), now)
+                    continue
+                buffer.append(byte)
+                if byte == 0x0A:  # a line goes before a real-time byte that follows it
+                    self._push_lines(buffer, channel, now)
+            fresh.clear()
+            self._push_lines(buffer, channel, now)  # junk too long for a line
+
+    @staticmethod
+    def _push_lines(buffer: bytearray, channel: Channel, now: float) -> None:
+        for line in lines_from(buffer, _MAX_LINE_BUFFER):
+            channel.push(line, now)

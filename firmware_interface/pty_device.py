@@ -9,8 +9,11 @@ cuts complete lines (and junk with no line end) out of a read buffer.
 from __future__ import annotations
 
 import os
+import select
 import threading
+import time
 import tty
+from collections.abc import Callable
 
 MAX_BACKLOG = 1 << 16  # bytes kept for a host that does not read; more is dropped as on a USB CDC port
 
@@ -65,8 +68,9 @@ def write_from(fd: int | None, buffer: bytearray) -> None:
 
 class PtyBoard:
     """A simulated board on a pseudo-terminal; subclasses set ``_lock``, ``_stop`` (an Event), ``_thread``
-    (None), ``_master`` (None), ``path`` (None), ``_closed`` and ``_silent`` in ``__init__`` and give ``_run``, the
-    thread's loop, and ``board_name``."""
+    (None), ``_master`` (None), ``path`` (None), ``_closed`` and ``_silent`` in ``__init__`` and give ``_cycle``
+    (one turn of the thread's loop, under the lock) and ``board_name``; those that use ``_host_attached`` also
+    ``_attached``."""
 
     _lock: threading.Lock
     _stop: threading.Event
@@ -75,8 +79,10 @@ class PtyBoard:
     path: str | None
     _closed: bool
     _silent: bool
+    _attached: bool
 
     board_name = "simulated board"
+    cycle_s = 0.0005  # the thread's pause between cycles
 
     def start(self) -> str:
         """Open the pty, start the board's thread and return the device path a host opens."""
@@ -118,4 +124,24 @@ class PtyBoard:
         self._closed = True
 
     def _run(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                if self._closed:
+                    return
+                self._cycle(time.monotonic())
+            time.sleep(self.cycle_s)
+
+    def _cycle(self, now: float) -> None:
         raise NotImplementedError
+
+    def _host_attached(self, now: float, boot: Callable[[float], None] | None) -> bool:
+        """Does a host hold the port open? ``boot(now)`` runs as one attaches (a board that resets on open)."""
+        if self._master is None:  # closed; the loop sees _closed next
+            return False
+        events = select.poll()
+        events.register(self._master, select.POLLIN)
+        attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))
+        if attached and not self._attached and boot is not None:
+            boot(now)
+        self._attached = attached
+        return attached

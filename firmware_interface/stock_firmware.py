@@ -30,6 +30,8 @@ FILES = {
 DIR_POSITIVE = {"marlin": "high", "grbl": "low"}  # the DIR level that steps an axis forward
 STEPS_PER_QUARTER = 400
 UNITS_PER_QUARTER = 90  # a quarter turn is a 90-unit move on every axis
+# bytes each firmware acts on alone, as they arrive (grbl's real-time commands; every byte >= 0x80 is one too)
+REALTIME = {"marlin": frozenset(), "grbl": frozenset(b"?!~\x18") | frozenset(range(0x80, 0x100))}
 AXES = {"U": "X", "R": "Y", "F": "Z", "D": "A", "L": "B", "B": "C"}  # face → axis, the default wiring
 
 
@@ -72,6 +74,7 @@ def stock_board(firmware: str, variant: str = "", *, axes: dict[str, str] | None
     ``options``: the rest of ``AvrBoard``'s (state, faults, speed, trace, reset_on_open, steps_per_quarter...)."""
     options.setdefault("steps_per_quarter", STEPS_PER_QUARTER)
     options.setdefault("boot_on_open", True)
+    options.setdefault("realtime", REALTIME.get(firmware, frozenset()))
     return AvrBoard(
         stock_elf(firmware, variant),
         pins="stock",

@@ -45,17 +45,9 @@ def test_turns_and_pairs_end_with_the_right_cube(rig):
     assert {key: status["counters"][key] for key in dialect.clean_counters} == dialect.clean_counters
 
 
-GRBL_FAULTY_HANDSHAKE = pytest.mark.xfail(
-    reason="GrblLink's connect through a faulty line fails on the real grbl: a lost $X ends it with 'no reply "
-    "for 2.0 s while $X was pending' (firmware_interface/grbl, being reworked)",
-    strict=False,
-)
-
-
 @pytest.mark.parametrize(
     "rig, board",
-    [pytest.param(name, {}, marks=[GRBL_FAULTY_HANDSHAKE] if name == "grblhal-avr" else []) for name in TARGETS]
-    + [("marlin", {"advanced_ok": True})],
+    [(name, {}) for name in TARGETS] + [("marlin", {"advanced_ok": True})],
     ids=[*TARGETS, "marlin-advanced-ok"],
     indirect=["rig"],
 )

@@ -272,3 +272,20 @@ SETUP_LINE = "G90 G21 G94"
 UNLOCK_LINE = "$X"
 BUILD_INFO_LINE = "$I"
 SETTINGS_LINE = "$$"
+STEPS_SETTING = 100  # $100, $101, ...: steps per unit of the board's axes in order
+
+
+def steps_lines(steps_per_unit: dict[str, float], letters: str) -> list[str]:
+    """``$103=4.444444``: set these axes' steps per unit (grbl keeps them in EEPROM)."""
+    return [f"${STEPS_SETTING + letters.index(axis)}={value:.6f}" for axis, value in steps_per_unit.items()]
+
+
+def board_steps(settings: dict[int, str], letters: str) -> dict[str, float]:
+    """Axis -> steps per unit from ``$$`` (an axis whose value came garbled is left out)."""
+    steps = {}
+    for index, axis in enumerate(letters):
+        try:
+            steps[axis] = float(settings[STEPS_SETTING + index])
+        except (KeyError, ValueError):
+            pass
+    return steps

@@ -13,13 +13,20 @@ import math
 
 from .words import LineError
 
-SOFT_LIMITS, HOMING, TRAVEL = 20, 22, 130
+SOFT_LIMITS, HOMING, STEPS, TRAVEL = 20, 22, 100, 130
+PER_AXIS = (100, 110, 120, 130)  # steps per unit, max rate, acceleration, travel: $100 + the axis's index
 
 
 class Eeprom:
     def __init__(self, defaults: dict[int, str], letters: str):
         self.values = dict(defaults)
         self.letters = letters
+        for base in PER_AXIS:  # a build with more axes has their settings too (as the first axis's)
+            for index in range(len(letters)):
+                self.values.setdefault(base + index, defaults.get(base, "0"))
+
+    def steps_per_unit(self, axis: str) -> float:
+        return float(self.values[STEPS + self.letters.index(axis)])
 
     def write(self, line: str) -> None:
         """``$N=value``, cleaned (no blanks, upper case)."""

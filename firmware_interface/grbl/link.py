@@ -13,7 +13,9 @@ rules; in short:
   with homing on, is unlocked, with a warning in ``info``), ``G90 G21
   G94``, and a status report whose machine position becomes the targets.
   Another firmware, grbl before 1.1, or a board that lacks axes the faces
-  are mapped to is refused (identity.py).
+  are mapped to is refused (identity.py). The steps per unit ``$100``... are
+  set (``steps_per_quarter`` given, only those that differ: grbl writes
+  them to EEPROM) or checked (axis_steps.py).
 * Moves are absolute, in machine coordinates (``G53``), to targets kept
   per axis on the host, one at a time: done when a report asked for after
   the line's ``ok`` says Idle with every axis on target. Sending a line
@@ -37,12 +39,24 @@ import logging
 import threading
 import time
 from concurrent.futures import Future
+from functools import partial
 
+from .. import axis_steps
 from ..errors import ConfigError, HandshakeError, LinkError, PortError
 from ..line_port import LinePort
 from ..motion import Motion, result_within
 from ..steps import Step
-from .dialect import AXIS_LETTERS, BUILD_INFO_LINE, DEFAULT_AXES, SETTINGS_LINE, SETUP_LINE, UNLOCK_LINE, parse_reply
+from .dialect import (
+    AXIS_LETTERS,
+    BUILD_INFO_LINE,
+    DEFAULT_AXES,
+    SETTINGS_LINE,
+    SETUP_LINE,
+    UNLOCK_LINE,
+    board_steps,
+    parse_reply,
+    steps_lines,
+)
 from .identity import identify, refusal, too_old
 from .jobs import Job, plan_entry
 from .session import GrblSession
@@ -51,6 +65,10 @@ from .timing import GrblTiming
 log = logging.getLogger(__name__)
 
 __all__ = ["GrblLink", "GrblTiming"]
+
+
+def _steps_text(values: dict[str, float], letters: str) -> str:
+    return " ".join(steps_lines(values, letters))
 
 
 class GrblLink(LinePort):
@@ -66,6 +84,7 @@ class GrblLink(LinePort):
         *,
         axes: dict[str, str] | None = None,
         units_per_quarter: float = 90.0,
+        steps_per_quarter: float | dict[str, float] | None = None,
         feed: float = 27000.0,
         timing: GrblTiming | None = None,
         tolerance: float | None = None,
@@ -82,6 +101,7 @@ class GrblLink(LinePort):
         if units_per_quarter <= 0 or feed <= 0 or retries < 1 or (tolerance is not None and tolerance <= 0):
             raise ConfigError("units_per_quarter, feed, tolerance and retries must be positive")
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
+        self.steps_per_quarter = axis_steps.per_face(steps_per_quarter, list(self.axes))
         self.timing = timing or GrblTiming()
         # half a degree of face rotation by default: far above a step, far below a garbled digit
         self.tolerance = tolerance if tolerance is not None else self.units_per_quarter / 180
@@ -144,6 +164,7 @@ class GrblLink(LinePort):
         try:
             self._await_banner(hello)
             self._set_up()
+            board = self._set_steps()
         finally:
             with self._lock:
                 self._session.connecting = False
@@ -157,6 +178,7 @@ class GrblLink(LinePort):
                 "motors": list(self.axes),
                 "axes": dict(self.axes),
                 "units_per_quarter": self.units_per_quarter,
+                "steps_per_quarter": axis_steps.quarter_steps(board, self.axes, self.units_per_quarter),
                 "feed": self.feed,
                 "window": 1,
                 "boot_id": None,
@@ -216,6 +238,42 @@ class GrblLink(LinePort):
             why = refusal(self._session.report, self.axes)
         if why or position is None:
             raise HandshakeError(why or "no position in the board's status report", port=self.port)
+
+    def _set_steps(self, tries: int = 3) -> dict[str, float]:
+        """Each face's steps per quarter turn on the board made the rig's (``steps_per_quarter``), or checked
+        alike; read again up to ``tries`` times (a garbled ``$$`` line), then a HandshakeError that says what to
+        do. Returns the board's steps per unit by axis."""
+        upq, why = self.units_per_quarter, ""
+        for attempt in range(tries):
+            if attempt:
+                self._run_lines([SETTINGS_LINE])
+            with self._lock:
+                letters = self._session.report.letters or ""
+                board = board_steps(self._session.report.settings, letters)
+            want = axis_steps.wanted(board, self.axes, upq, self.steps_per_quarter)
+            if want:
+                log.info("%s: setting steps per unit: %s", self.port, " ".join(steps_lines(want, letters)))
+                self._run_lines(steps_lines(want, letters))
+                continue
+            how = partial(_steps_text, letters=letters)
+            why = axis_steps.refusal(board, self.axes, upq, self.steps_per_quarter, how, "controller.grblhal") or ""
+            if not why:
+                return board
+        raise HandshakeError(why or "the board's steps per unit did not take the values robotd set", port=self.port)
+
+    def _run_lines(self, lines: list[str]) -> None:
+        """Send ``lines`` one by one, each done on its ok."""
+        futures: list[Future] = [Future() for _ in lines]
+        with self._lock:
+            now = time.monotonic()
+            for line, future in zip(lines, futures):
+                self._session.submit(Job("line", text=line, future=future), now)
+        self._run_after()
+        try:
+            for future in futures:
+                result_within(future, self.timing.boot_timeout, f"no ok to {' '.join(lines)}")
+        except LinkError as err:
+            raise HandshakeError(f"setting the board up failed: {err}", port=self.port) from None
 
     @property
     def info(self) -> dict | None:

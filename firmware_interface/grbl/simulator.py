@@ -24,16 +24,17 @@ a reset by line noise is a board reset, which ``reset()`` and
 from __future__ import annotations
 
 import random
-import select
 import threading
 import time
 from collections import deque
 
+from ..axis_steps import motor_steps
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, read_into, write_from
 from ..virtual_cube import VirtualCube
 from .builds import GRBLHAL, MEGA_5X
 from .dialect import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
+from .eeprom import STEPS
 from .machine import GrblMachine
 
 _MAX_LINE = 256  # junk this long with no line end is passed on as it is
@@ -50,6 +51,8 @@ class SimulatedGrbl(PtyBoard):
         faults: dict | FaultConfig | None = None,
         axes: dict[str, str] | None = None,
         units_per_quarter: float = 90.0,
+        steps_per_quarter: float | dict[str, float] = 400.0,
+        steps_per_unit: dict[str, float] | None = None,
         axis_count: int = 6,
         planner: int | None = None,
         hold_ms: float = 10.0,
@@ -69,6 +72,7 @@ class SimulatedGrbl(PtyBoard):
         if not 3 <= axis_count <= len(AXIS_LETTERS):
             raise ValueError(f"grblHAL has 3 to {len(AXIS_LETTERS)} axes, not {axis_count}")
         self.units_per_quarter = units_per_quarter
+        self._quarter_steps = motor_steps(steps_per_quarter, self._face)
         self.reset_on_open, self.boot_s = reset_on_open, boot_ms / 1000
         self._cube = VirtualCube(state)
         self._lock = threading.Lock()
@@ -95,6 +99,10 @@ class SimulatedGrbl(PtyBoard):
             say=self._say,
             finished=self._finished,
         )
+        built = {axis: self._quarter_steps.get(axis, 400.0) / units_per_quarter for axis in letters}
+        built |= steps_per_unit or {}
+        for index, axis in enumerate(letters):  # $100...: the board built to turn each face right, unless told
+            self.machine.eeprom.values[STEPS + index] = f"{built[axis]:.3f}"
         self._mangles: dict[str, list[list]] = {"to_device": [], "to_host": []}  # [find, replace, times left]
         self._boot(time.monotonic())
 
@@ -193,8 +201,8 @@ class SimulatedGrbl(PtyBoard):
         for axis in deltas:
             face = self._face.get(axis)
             if face is not None:
-                q = round(end[axis] / self.units_per_quarter) - round(start[axis] / self.units_per_quarter)
-                self._cube.turn(face, q)
+                steps = self.machine.eeprom.steps_per_unit(axis) / self._quarter_steps[axis]  # quarters per unit
+                self._cube.turn(face, round(end[axis] * steps) - round(start[axis] * steps))
         for name in self._triggers.due(len(self.moves_done)):
             if name == "reset":
                 self._boot(time.monotonic())
@@ -205,24 +213,8 @@ class SimulatedGrbl(PtyBoard):
 
     # ------------------------------------------------------------ the thread and the pty
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with self._lock:
-                if self._closed:
-                    return
-                self._cycle(time.monotonic())
-            time.sleep(0.0005)
-
     def _cycle(self, now: float) -> None:
-        if self._master is None:  # closed; the loop sees _closed next
-            return
-        events = select.poll()
-        events.register(self._master, select.POLLIN)
-        attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))
-        if attached and not self._attached and self.reset_on_open:
-            self._boot(now)
-        self._attached = attached
-        if not attached:
+        if not self._host_attached(now, self._boot if self.reset_on_open else None):
             return
         awake = not self._silent and now >= self._booting_until
         self._read(now)

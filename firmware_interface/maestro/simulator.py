@@ -214,14 +214,6 @@ class SimulatedMaestro(PtyBoard):
 
     # ------------------------------------------------------------ the thread and the pty
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with self._lock:
-                if self._closed:
-                    return
-                self._cycle(time.monotonic())
-            time.sleep(0.0005)
-
     def _cycle(self, now: float) -> None:
         self._advance(now)
         if self._closed or self._master is None:

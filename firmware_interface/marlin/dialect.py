@@ -120,6 +120,8 @@ _LAST_LINE = re.compile(r"Last Line:\s*(-?\d+)")
 _POSITION = re.compile(r"\b([XYZIJKABCUVWE]):(-?\d+(?:\.\d+)?)")
 _MARKER = re.compile(r"^(?:echo:)?rd(\d+) rd(\d+)$")
 _BUSY = re.compile(r"^(?:echo:)?busy:")
+_STEPS = re.compile(r"^(?:echo:)?\s*M92\s+[XYZIJKABCUVWE]-?\d")
+_STEPS_FIELD = re.compile(r"\b([XYZIJKABCUVWE])(-?\d+(?:\.\d+)?)")
 
 
 def parse_reply(raw: str) -> Reply:
@@ -161,7 +163,19 @@ def _special(line: str) -> Reply | None:
         return Reply("firmware", line)
     if line.startswith("Cap:"):
         return Reply("cap", line[4:])
+    if _STEPS.match(line):
+        return Reply("steps", line)
     return None
+
+
+def parse_steps(text: str) -> dict[str, float]:
+    """M92's report ``M92 X4.44 Y4.44 ... C4.44`` -> {"X": 4.44, ...}: steps per unit per axis."""
+    return {axis: float(value) for axis, value in _STEPS_FIELD.findall(text.split("M92", 1)[1]) if axis != "E"}
+
+
+def steps_command(steps_per_unit: dict[str, float]) -> str:
+    """``M92 A4.444444``: set these axes' steps per unit (until a reset; ``M500`` keeps them)."""
+    return "M92 " + " ".join(f"{axis}{steps_per_unit[axis]:.6f}" for axis in steps_per_unit)
 
 
 def parse_position(text: str) -> dict[str, float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .dialect import AXIS_NUMBER
+from .dialect import AXIS_NUMBER, parse_steps
 
 STOP_METHOD = {
     True: "M410 (quick stop), acted on as its bytes arrive (EMERGENCY_PARSER)",
@@ -33,6 +33,7 @@ class BoardReport:
     fields: dict[str, str] = field(default_factory=dict)  # M115: FIRMWARE_NAME, AXIS_COUNT, ...
     capabilities: dict[str, bool] = field(default_factory=dict)  # M115's Cap: lines
     letters: str | None = None  # its axis names, in order, from M114
+    steps_per_unit: dict[str, float] = field(default_factory=dict)  # M92's report, per axis
 
     def on_firmware(self, line: str) -> None:
         self.fields = {key: value.strip() for key, value in _FIELD.findall(line)}
@@ -41,6 +42,9 @@ class BoardReport:
         name, _, value = text.rpartition(":")
         if name and value in ("0", "1"):
             self.capabilities[name] = value == "1"
+
+    def on_steps(self, text: str) -> None:
+        self.steps_per_unit = parse_steps(text)
 
     def on_position(self, axes: list[str]) -> None:
         self.letters = "".join(a for a in axes if a != "E")

@@ -20,6 +20,8 @@ BY_OK = "plain"  # answered by its ok
 MARKER = "marker"  # answered by the marker it prints (rd<n> rd<n>): proof that it and every line before it ran
 POSITION = "position"  # M114: answered by its position report
 IDENT = "ident"  # M115: answered by its FIRMWARE_NAME line and the ok after its Cap: lines
+STEPS = "steps"  # M92 alone: answered by its report of every axis's steps per unit
+REPORTS = (POSITION, IDENT, STEPS)  # lines asked for a report: asked again if the report was lost
 
 
 @dataclass(eq=False)

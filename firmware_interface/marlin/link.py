@@ -17,11 +17,12 @@ Marlin asks, silence probes, the stop):
 
 * connect: the board usually resets when the port opens; ``N0 M110 N0`` is
   repeated until an ``ok`` comes (sooner after the ``start`` banner) and
-  marker line 1 is printed; then ``M115`` and ``M114`` identify the board
-  (identity.py: firmware, version, axis count and names, ``Cap:`` lines;
-  a board that is no Marlin or lacks the configured axes is refused with a
-  ``HandshakeError`` that says why), then ``G90``. ``info`` carries what
-  was learnt and the stop method.
+  marker line 1 is printed; then ``M115``, ``M114`` and ``M92`` identify the
+  board (identity.py: firmware, version, axis count and names, ``Cap:``
+  lines, steps per unit; a board that is no Marlin or lacks the configured
+  axes is refused with a ``HandshakeError`` that says why); the steps per
+  unit are set (``steps_per_quarter`` given) or checked (axis_steps.py),
+  then ``G90``. ``info`` carries what was learnt and the stop method.
 * Truthful completion: each move is ``G1``, ``M400`` and a marker
   (``M118``), done when its marker is printed: Marlin runs lines in order
   and answers M400 only once the planner is empty.
@@ -47,13 +48,14 @@ from concurrent.futures import Future
 
 from solver.puzzles.cube.geometry import OPPOSITE
 
+from .. import axis_steps
 from ..errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError
 from ..line_port import LinePort
 from ..motion import Motion, result_within
 from ..steps import Step
-from .dialect import AXIS_NUMBER, DEFAULT_AXES, move_command, parse_reply
+from .dialect import AXIS_NUMBER, DEFAULT_AXES, move_command, parse_reply, steps_command
 from .identity import board_axes, identify, refusal
-from .lines import IDENT, MARKER, POSITION, Line
+from .lines import IDENT, MARKER, POSITION, STEPS, Line
 from .session import MarlinSession
 from .timing import MarlinTiming
 
@@ -76,6 +78,7 @@ class MarlinLink(LinePort):
         *,
         axes: dict[str, str] | None = None,
         units_per_quarter: float = 90.0,
+        steps_per_quarter: float | dict[str, float] | None = None,
         feed: float = 27000.0,
         timing: MarlinTiming | None = None,
         buffer: int = MOST_IN_QUEUE,
@@ -96,6 +99,7 @@ class MarlinLink(LinePort):
                 "must stay free for the stop to be read at once)"
             )
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
+        self.steps_per_quarter = axis_steps.per_face(steps_per_quarter, list(self.axes))
         self.timing, self.buffer = timing or MarlinTiming(), buffer
         self._lock = threading.Lock()
         self._after: list[Callable[[], None]] = []
@@ -133,8 +137,8 @@ class MarlinLink(LinePort):
         self._session.fail(PortError(why, port=self.port), dead=True)
 
     def _log_fault(self, err: LinkError) -> None:
-        if not self._closing:
-            log.error("%s", err)
+        if not self._closing:  # the host's own stop (ESTOP) was asked for: no error
+            log.log(logging.DEBUG if getattr(err, "code", None) == "ESTOP" else logging.ERROR, "%s", err)
 
     # ------------------------------------------------------------ connect
 
@@ -156,6 +160,7 @@ class MarlinLink(LinePort):
         self._run_after()
         self._await_hello(hello)
         report = self._identified()
+        self._set_steps(report)
         with self._lock:
             session.queue(Line("G90"))
             self._follow(session.position or {})
@@ -169,6 +174,9 @@ class MarlinLink(LinePort):
                 "axes": dict(self._board_axes),
                 "window": 1,
                 "units_per_quarter": self.units_per_quarter,
+                "steps_per_quarter": axis_steps.quarter_steps(
+                    report.steps_per_unit, self._board_axes, self.units_per_quarter
+                ),
                 "feed": self.feed,
                 "boot_id": None,
             }
@@ -191,23 +199,51 @@ class MarlinLink(LinePort):
             raise HandshakeError(f"handshake failed: {err}", port=self.port) from None
 
     def _identify(self):
-        """M115 and M114, answered: what the board said of itself."""
-        futures: list[Future] = [Future(), Future()]
+        """M115, M114 and M92, answered: what the board said of itself."""
+        self._ask([Line("M115", IDENT), Line("M114", POSITION), Line("M92", STEPS)], "M115, M114 and M92")
+        with self._lock:
+            return self._session.report
+
+    def _set_steps(self, report, tries: int = 3) -> None:
+        """Each face's steps per quarter turn on the board made the rig's (``steps_per_quarter``), or checked
+        alike (axis_steps.py); asked again up to ``tries`` times (a garbled report), then a HandshakeError that
+        says what to do."""
+        axes, upq = self._board_axes, self.units_per_quarter
+        why: str | None = None
+        how = lambda values: f"{steps_command(values)}, then M500 to keep them"  # noqa: E731
+        for attempt in range(tries):
+            if attempt:
+                self._ask([Line("M92", STEPS)], "M92")
+            want = axis_steps.wanted(report.steps_per_unit, axes, upq, self.steps_per_quarter)
+            if want:
+                log.info("%s: setting steps per unit: %s", self.port, steps_command(want))
+                self._ask([Line(steps_command(want))], steps_command(want))
+                continue
+            why = axis_steps.refusal(report.steps_per_unit, axes, upq, self.steps_per_quarter, how, "controller.marlin")
+            if not why:
+                return
+        with self._lock:
+            self._session.connected = False
+        raise HandshakeError(why or "the board's steps per unit did not take the values robotd set", port=self.port)
+
+    def _ask(self, lines: list[Line], what: str) -> None:
+        """Send ``lines`` and wait for each one's answer; a HandshakeError if one does not come."""
+        futures: list[Future] = []
         with self._lock:
             self._session.connected = True
-            self._session.queue(Line("M115", IDENT, future=futures[0]))
-            self._session.queue(Line("M114", POSITION, future=futures[1]))
+            for line in lines:
+                line.future = Future()
+                futures.append(line.future)
+                self._session.queue(line)
             self._session.pump(time.monotonic())
         self._run_after()
         try:
             for future in futures:
-                result_within(future, self.timing.boot_timeout, "no answer to M115 and M114")
+                result_within(future, self.timing.boot_timeout, f"no answer to {what}")
         except LinkError as err:
             with self._lock:
                 self._session.connected = False
             raise HandshakeError(f"could not identify the board: {err}", port=self.port) from None
-        with self._lock:
-            return self._session.report
 
     def _identified(self):
         """M115 and M114 until the board fits the config, twice at most (a reply garbled on the way must not

@@ -57,6 +57,7 @@ class Build:
     advanced_ok: bool = False
     baudrate: int = 115200
     firmware: str = "Marlin 2.1.2"
+    steps_per_unit: tuple[float, ...] = (400 / 90,) * 6  # DEFAULT_AXIS_STEPS_PER_UNIT, per axis in order
 
 
 @dataclass
@@ -74,6 +75,7 @@ class MarlinMachine:
 
     def __init__(self, build: Build, say: Callable[[str], None], moved: Callable[[str, float, bool], None]):
         self.say, self.moved, self.letters = say, moved, build.letters
+        self.default_steps = dict(zip(build.letters, build.steps_per_unit))
         self.planner_size, self.busy_s, self.emergency_parser = build.planner, build.busy_s, build.emergency_parser
         self.advanced_ok, self.byte_s, self.firmware = build.advanced_ok, 10 / build.baudrate, build.firmware
         self.accepted: list[tuple[int | None, str]] = []  # every line run (number, command)
@@ -92,6 +94,7 @@ class MarlinMachine:
         self.running: tuple | None = None  # (command, n, ...): it waits, its ok still to come
         self.planner: deque[Block] = deque()
         self.pos = {axis: 0.0 for axis in self.letters}  # the end of every planned move
+        self.steps_per_unit = dict(self.default_steps)  # M92 holds until a reset (no EEPROM: M500 is not modelled)
         self.last_n, self.relative, self.enabled, self.halted = 0, False, False, False
         self.feed, self.next_busy, self.blocked_until = 1000.0, 0.0, 0.0
         self.kill_at: float | None = None
@@ -256,6 +259,8 @@ class MarlinMachine:
             self.enabled = code == "M17"
         elif code == "M114":
             self.say(self._position())
+        elif code == "M92":
+            self._steps_per_unit(params)
         elif code == "M115":
             self._identify()
         elif code == "M118":
@@ -269,7 +274,15 @@ class MarlinMachine:
 
     def _position(self) -> str:
         units = " ".join(f"{a}:{self.pos[a]:.2f}" for a in self.letters)
-        return f"{units} Count " + " ".join(f"{a}:{round(self.pos[a] * 40 / 9)}" for a in self.letters)
+        counts = " ".join(f"{a}:{round(self.pos[a] * self.steps_per_unit[a])}" for a in self.letters)
+        return f"{units} Count {counts}"
+
+    def _steps_per_unit(self, params: dict[str, float]) -> None:
+        """M92: set the axes given; alone, report every axis (two decimals, as Marlin prints them)."""
+        given = {axis: value for axis, value in params.items() if axis in self.steps_per_unit and value > 0}
+        self.steps_per_unit.update(given)
+        if not params:
+            self.say("  M92 " + " ".join(f"{a}{self.steps_per_unit[a]:.2f}" for a in self.letters))
 
     def _identify(self) -> None:
         self.say(

@@ -57,7 +57,7 @@ from ..errors import DeviceFault, DeviceReset, DeviceSilent, HandshakeError, Lin
 from ..motion import settle_after
 from .dialect import STOP_LINE, Reply, parse_position, position_agrees, reset_line_numbers
 from .identity import BoardReport
-from .lines import BY_OK, IDENT, MARKER, POSITION, Line, LineBook
+from .lines import BY_OK, IDENT, MARKER, POSITION, REPORTS, STEPS, Line, LineBook
 from .timing import MarlinTiming
 
 OWED_OK_S = 0.05  # an Unknown command's ok comes right after its echo
@@ -124,7 +124,7 @@ class MarlinSession:
         elif kind == "busy":
             self.last_busy = now
             self.counters["busy"] += 1
-        elif kind in ("position", "firmware", "cap"):
+        elif kind in ("position", "firmware", "cap", "steps"):
             self.on_report(reply)
         elif kind == "error":
             self.on_error(reply, now)
@@ -184,13 +184,13 @@ class MarlinSession:
             self.hello = None
 
     def proved(self, line: Line) -> None:
-        if line.kind in (POSITION, IDENT) and not line.heard:
+        if line.kind in REPORTS and not line.heard:
             self.unsent.appendleft(line.copy())  # it ran but its report was lost: ask again
         else:
             self.answer(line)
 
     def on_report(self, reply: Reply) -> None:
-        line = next((line for line in (*self.held, *self.flying) if line.kind in (POSITION, IDENT)), None)
+        line = next((line for line in (*self.held, *self.flying) if line.kind in REPORTS), None)
         if reply.kind == "position":
             if not position_agrees(reply.text):
                 return  # garbled: M114 is asked again once a marker shows it ran
@@ -201,6 +201,10 @@ class MarlinSession:
                 if line in self.held:
                     self.held.remove(line)
                     self.answer(line)
+        elif reply.kind == "steps":
+            self.report.on_steps(reply.text)
+            if line is not None and line.kind == STEPS:
+                line.heard = True
         elif reply.kind == "firmware":
             self.report.on_firmware(reply.text)
             if line is not None and line.kind == IDENT:

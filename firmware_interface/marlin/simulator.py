@@ -5,9 +5,12 @@
 shared/stock-firmware do on the wire, from the receive buffer and the
 4-line command queue to M410 and M112), prints its boot text once a host
 listens, and turns a ``VirtualCube`` as its axes move: a face turns when its
-axis reaches another multiple of ``units_per_quarter``, as the simavr
-harness counts the steps of the real binary (a move a stop cut short turns
-the face only if it got that far).
+motor reaches another multiple of ``steps_per_quarter`` steps (units times
+the axis's M92 steps per unit), as the simavr harness counts the steps of
+the real binary (a move a stop cut short turns the face only if it got that
+far). The board is built with ``steps_per_quarter / units_per_quarter``
+steps per unit on every axis unless ``steps_per_unit`` (axis -> value)
+says otherwise.
 
 Axes are named as the stock build names them (``letters``, default ``X Y
 Z A B C``); ``axes`` maps faces to them, ``I J K`` standing for axes 4-6
@@ -20,10 +23,10 @@ direction, a line being a frame) come from a dict like ``{"drop": 0.05,
 from __future__ import annotations
 
 import random
-import select
 import threading
 import time
 
+from ..axis_steps import motor_steps
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, lines_from, read_into, write_from
 from ..virtual_cube import VirtualCube
@@ -37,6 +40,7 @@ class SimulatedMarlin(PtyBoard):
     """Marlin 2.1 on a pty. Public methods are thread-safe."""
 
     board_name = "simulated-marlin"
+    cycle_s = 0.001
 
     def __init__(
         self,
@@ -45,6 +49,8 @@ class SimulatedMarlin(PtyBoard):
         axes: dict[str, str] | None = None,
         letters: str = "XYZABC",
         units_per_quarter: float = 90.0,
+        steps_per_quarter: float | dict[str, float] = 400.0,
+        steps_per_unit: dict[str, float] | None = None,
         planner: int = 16,
         busy_ms: float = 2000.0,
         emergency_parser: bool = False,
@@ -58,6 +64,7 @@ class SimulatedMarlin(PtyBoard):
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
         self._face = {named_as(axis, letters): face for face, axis in (axes or DEFAULT_AXES).items()}
         self.units_per_quarter = units_per_quarter
+        self._quarter_steps = motor_steps(steps_per_quarter, self._face)
         self.reset_on_open, self.boot_s = reset_on_open, boot_ms / 1000
         self._cube = VirtualCube(state)
         self._lock = threading.Lock()
@@ -69,7 +76,11 @@ class SimulatedMarlin(PtyBoard):
         self._thread: threading.Thread | None = None
         self._attached = self._silent = self._closed = False
         self._inbuf, self._outbuf = bytearray(), bytearray()
-        build = Build(letters, planner, busy_ms / 1000, emergency_parser, advanced_ok)
+        built = {axis: self._quarter_steps.get(axis, 400.0) / units_per_quarter for axis in letters}
+        built |= steps_per_unit or {}
+        build = Build(
+            letters, planner, busy_ms / 1000, emergency_parser, advanced_ok, steps_per_unit=tuple(built.values())
+        )
         self._machine = MarlinMachine(build, self._say, self._moved)
         self._triggers = DeviceTriggers(self.faults)
         self._boot(time.monotonic())
@@ -146,13 +157,13 @@ class SimulatedMarlin(PtyBoard):
         self._to_host.push(line.encode("latin-1", "replace") + b"\n", time.monotonic())
 
     def _moved(self, axis: str, delta: float, finished: bool) -> None:
-        """Turn the face when the axis reached another multiple of a quarter turn (the last one it reached)."""
+        """Turn the face when its motor reached another multiple of a quarter turn (the last one it reached)."""
         face = self._face.get(axis)
         if face is None:
             return
-        before, after = self._steps[axis], self._steps[axis] + delta
+        before, after = self._steps[axis], self._steps[axis] + delta * self._machine.steps_per_unit[axis]
         self._steps[axis] = after
-        unit = self.units_per_quarter
+        unit = self._quarter_steps[axis]
         last = (after // unit if after > before else -(-after // unit)) * unit
         if (before < last <= after or after <= last < before) and round(last / unit) != self._quarter[axis]:
             quarter = round(last / unit)
@@ -170,24 +181,8 @@ class SimulatedMarlin(PtyBoard):
 
     # ------------------------------------------------------------ the thread and the pty
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with self._lock:
-                if self._closed:
-                    return
-                self._cycle(time.monotonic())
-            time.sleep(0.001)
-
     def _cycle(self, now: float) -> None:
-        if self._master is None:  # closed; the loop sees _closed next
-            return
-        events = select.poll()
-        events.register(self._master, select.POLLIN)
-        attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))
-        if attached and not self._attached and self.reset_on_open:
-            self._boot(now)
-        self._attached = attached
-        if not attached:
+        if not self._host_attached(now, self._boot if self.reset_on_open else None):
             return
         self._read(now)
         delivered = self._to_device.take(now)

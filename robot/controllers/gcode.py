@@ -4,6 +4,7 @@
 
     axes = { U = "X", R = "Y", F = "Z", D = "I", L = "J", B = "K" }   # the firmware's axis per face
     units_per_quarter = 90.0     # axis units per quarter turn (degrees on a rotary axis)
+    steps_per_quarter = 800      # the motors' steps per quarter turn (200-step motor, 1/16): the board is set to it
     feed = 54000.0               # units/min; default: a quarter turn in [rig] quarter_turn_s
     baudrate = 115200
     [controller.marlin.timing]   # the link's waits, see MarlinTiming / GrblTiming
@@ -22,7 +23,7 @@ from typing import TypeVar
 
 from firmware_interface import ConfigError as LinkConfigError
 from firmware_interface.avr_board import AvrBoard
-from firmware_interface.stock_firmware import UNITS_PER_QUARTER, stock_board
+from firmware_interface.stock_firmware import STEPS_PER_QUARTER, UNITS_PER_QUARTER, stock_board
 from solver.puzzles.cube.geometry import FACES
 
 from ..config import Config
@@ -39,6 +40,7 @@ class GcodeSettings:
     dialect: str
     axes: dict[str, str]
     units_per_quarter: float
+    steps_per_quarter: dict[str, float] | None
     feed: float
     baudrate: int
     buffer: int  # lines in flight (Marlin's; grblHAL has 1)
@@ -58,6 +60,7 @@ def read_settings(config: Config, kind: str, rig, default_axes: dict[str, str]) 
         dialect=kind,
         axes=dict(table.axes or default_axes),
         units_per_quarter=table.units_per_quarter,
+        steps_per_quarter=table.steps_per_quarter,
         feed=table.feed if table.feed is not None else table.units_per_quarter * 60.0 / rig.quarter_turn_s,
         baudrate=table.baudrate,
         buffer=1,
@@ -69,7 +72,14 @@ def open_gcode_link(link: Callable[..., Link], options: GcodeSettings, port: str
     """``link`` (``MarlinLink``, ``GrblLink``) on ``port``, moving the faces' axes at the feed rate; what the
     link refuses is a ``ConfigError`` of ``[controller.KIND]``."""
     try:
-        return link(port, axes=options.axes, units_per_quarter=options.units_per_quarter, feed=options.feed, **extra)
+        return link(
+            port,
+            axes=options.axes,
+            units_per_quarter=options.units_per_quarter,
+            steps_per_quarter=options.steps_per_quarter,
+            feed=options.feed,
+            **extra,
+        )
     except LinkConfigError as error:
         raise ConfigError(f"{config.source}: [controller.{options.dialect}] {error}") from None
 
@@ -77,10 +87,12 @@ def open_gcode_link(link: Callable[..., Link], options: GcodeSettings, port: str
 def stock_simulated(firmware: str, variant: str, options: GcodeSettings, sim, rig, axes: dict[str, str]) -> AvrBoard:
     """``[sim] firmware = "avr"``: the stock build of shared/stock-firmware on the simulated board
     (``firmware_interface.stock_firmware``), each face on the axis of its pin map ``axes`` names."""
-    if options.units_per_quarter != UNITS_PER_QUARTER:
+    motors = options.steps_per_quarter
+    if motors is None and options.units_per_quarter != UNITS_PER_QUARTER:
         raise LinkConfigError(
             f'firmware = "avr" runs the stock {firmware} build, which turns a face a quarter turn per '
-            f"{UNITS_PER_QUARTER} units: set [controller.{options.dialect}] units_per_quarter = {UNITS_PER_QUARTER}"
+            f"{UNITS_PER_QUARTER} units: set [controller.{options.dialect}] units_per_quarter = {UNITS_PER_QUARTER}, "
+            "or steps_per_quarter (robotd then sets the build's steps per unit)"
         )
     reversed_motors = "".join(face for face, sign in rig.direction.items() if sign < 0)
     return stock_board(
@@ -90,16 +102,19 @@ def stock_simulated(firmware: str, variant: str, options: GcodeSettings, sim, ri
         faults=sim.faults,
         reset_on_open=sim.reset_on_open,
         reversed_motors=reversed_motors,
+        steps_per_quarter={face: round(n) for face, n in motors.items()} if motors else STEPS_PER_QUARTER,
     )
 
 
 def simulated(simulator: Callable[..., Simulator], options: GcodeSettings, sim) -> Simulator:
     """The same firmware simulated on a pty (``SimulatedMarlin``, ``SimulatedGrbl``); its moves take the time
-    the feed rate gives them."""
+    the feed rate gives them. Its motors take ``steps_per_quarter`` (400 when not given) and it is built with the
+    steps per unit that turn them right at ``units_per_quarter`` (robotd's check passes; setting is not needed)."""
     return simulator(
         faults=sim.faults,
         axes=options.axes,
         units_per_quarter=options.units_per_quarter,
+        steps_per_quarter=options.steps_per_quarter or 400.0,
         reset_on_open=sim.reset_on_open,
         boot_ms=50 if sim.reset_on_open else 0,
     )

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..base import SIX_FACES, Table, distinct, must
+from ..base import PER_FACE, SIX_FACES, Table, distinct, must, number
 
 
 def face_axes(letters: str) -> Any:
@@ -18,8 +18,14 @@ def face_axes(letters: str) -> Any:
     return Annotated[dict[str, Annotated[str, axis]], SIX_FACES, distinct("an axis")] | None
 
 
+QuarterSteps = Annotated[float, must(number(1, 100_000), "a number of motor steps per quarter turn, 1..100000")]
+
+
 class GcodeTable(Table):
     units_per_quarter: float = Field(default=90.0, gt=0, le=100_000, description="axis units per quarter turn")
+    # the motors' steps per quarter turn (full steps x microsteps x gearing / 4): robotd sets the board's steps
+    # per unit to match at connect; None: it checks that every face turns by the same number of steps
+    steps_per_quarter: Annotated[dict[str, QuarterSteps], SIX_FACES, PER_FACE] | None = None
     feed: float | None = Field(
         default=None, gt=0, le=1e8, description="units/min; default: a quarter turn in [rig] quarter_turn_s"
     )
