@@ -33,8 +33,6 @@ class Resets:
         self.sent: deque[float] = deque()  # our soft resets whose banner has not come yet
         self.hello: Future | None = None  # connect() waits for a banner
         self.banner_at: float | None = None
-        self.handshake_reset: float | None = None  # the last soft reset the handshake sent
-        self.spare_banner_until = 0.0  # one more banner before this is that reset's (see handshake_tick)
         self.next_reset = 0.0
         self.estop: PendingEstop | None = None
 
@@ -42,8 +40,6 @@ class Resets:
         """0x18, whose banner (and ALARM:3, if the board was moving) will not be a DeviceReset."""
         self.session.send(SOFT_RESET)
         self.sent.append(now)
-        if self.hello is not None:
-            self.handshake_reset = now
 
     def resend(self, now: float) -> None:
         """The e-stop's 0x18 again: grbl ignores it while it resets, so one banner still answers both."""
@@ -68,9 +64,6 @@ class Resets:
         ours = self.awaited(now, answered=True)
         if self.hello is not None:
             self.banner_at = now
-            return
-        if not ours and now < self.spare_banner_until:
-            self.spare_banner_until = 0.0
             return
         if not ours:
             if not session.dead:
@@ -125,7 +118,7 @@ class Resets:
     # ------------------------------------------------------------ connect() and estop()
 
     def begin_handshake(self, hello: Future, now: float) -> None:
-        self.hello, self.banner_at, self.handshake_reset = hello, None, None
+        self.hello, self.banner_at = hello, None
         self.next_reset = now + self.session.timing.banner_wait
 
     def handshake_tick(self, now: float) -> None:
@@ -134,10 +127,6 @@ class Resets:
             if now - self.banner_at >= timing.settle:  # later banners of repeated resets are over
                 self.session.resolve(self.hello, self.session.report.banner)
                 self.hello = None
-                # a board that reset on open may print its boot banner just after a soft reset of ours reached
-                # it, and that reset's banner later: one more banner within reset_banner is not its own reset
-                if self.handshake_reset is not None:
-                    self.spare_banner_until = self.handshake_reset + timing.reset_banner
                 self.session.busy_since = now
         elif now >= self.next_reset:
             self.soft_reset(now)  # no banner: the board did not reset on open
