@@ -1,6 +1,6 @@
 """Benchmark of the scanner on synthetic cubes; prints one JSON object.
 
-    python bench/vision.py [--quick] [--states N] [--seed S] [--parts ways,bins,devset]
+    python bench/vision.py [--quick] [--states N] [--seed S] [--parts ways,bins,devset,bracket]
                            [--bin-cubes N] [--devset PATH] [--all-cores]
 
 Scans run pinned to one core (OpenCV single-threaded too), the figure a
@@ -40,6 +40,13 @@ verdicts (bench/vision_cases.py).
 ../shared/vision-devset; read where it lies, never copied): per item its
 verdict, minimum confidence and message; per photo whether a grid of the
 right size was found (the true corners of real photos are not known).
+
+``bracket`` (``--parts``): exposure bracketing on the corner rig (3x3,
+daylight, a cream yellow): the median scan, the clipping check that comes
+before it (nothing clips), and, with both images clipping at three times
+the exposure and taken again darker, the vision's cost per re-take (the
+frames rendered beforehand, so the camera's own time for a frame is not
+in it) and the scan of the frames kept.
 """
 
 from __future__ import annotations
@@ -59,11 +66,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.vision_cases import DEFAULT_DEVSET, judge, load_devset, random_face_states, tally  # noqa: E402
 from solver.puzzles.cube.geometry import FACES  # noqa: E402
 from vision import PRESETS, ScanError, classify, default_views, detect_grid, render_views, scan_photos, scan_views  # noqa: E402
+from vision.exposure import bracket  # noqa: E402
 from vision.lighting import sticker_colours  # noqa: E402
 from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
 WAYS = ("corners", "flip", "phone", "colours")
-PARTS = ("ways", "bins", "devset")
+PARTS = ("ways", "bins", "devset", "bracket")
+CREAM = {"D": (0.80, 0.78, 0.62)}  # a cream yellow: overexposed, it clips at white's level
 BINS = {
     "rotation_deg": ((0, 15), (15, 30), (30, 45)),
     "fill": ((0.25, 0.5), (0.5, 0.75), (0.75, 1.0)),
@@ -304,6 +313,52 @@ def bench_devset(path: Path) -> dict:
     }
 
 
+def _timed(call) -> tuple[object, float]:
+    start = time.perf_counter()
+    try:
+        return call(), time.perf_counter() - start
+    except ScanError:
+        return None, time.perf_counter() - start
+
+
+def _bracketed_once(state: str, frame_seed: int, config) -> dict[str, float | int]:
+    """One state's bracketing times (seconds), re-takes and whether the kept frames read right."""
+
+    def shot(exposure: float) -> dict:
+        rng = np.random.default_rng(frame_seed)  # the same scene and noise at every exposure
+        return render_views(state, "corners", "daylight", rng, exposure=exposure, stickers=CREAM)
+
+    normal, over = shot(1.0), shot(3.0)
+    darker = {k: shot(3.0 * k) for k in (0.5, 0.25)}
+    out: dict[str, float | int] = {"scan": _timed(lambda: scan_views(normal, config))[1]}
+    out["check"] = _timed(lambda: bracket(normal, config, lambda name, k: None))[1]
+    taken, out["bracket"] = _timed(lambda: bracket(over, config, lambda name, k: darker[k][name]))
+    found, out["scan_after"] = _timed(lambda: scan_views(taken.images, config, None, taken.exposures))
+    out["retakes"] = len(taken.retakes)
+    out["right"] = int(found is not None and found.state == state)
+    return out
+
+
+def bench_bracket(count: int, seed: int) -> dict:
+    """Exposure bracketing on the corner rig (3x3, daylight, cream yellow): what the check costs a scan that
+    needs no re-take, and what a re-take costs where both images clip at 3 times the exposure (the frames at
+    other exposures rendered beforehand: the camera's own time for a frame is not counted)."""
+    rng = np.random.default_rng(seed)
+    config = default_views("corners", 3)
+    runs = [_bracketed_once(state, int(rng.integers(1 << 31)), config) for state in random_face_states(3, count, rng)]
+    median = {key: 1e3 * float(np.median([r[key] for r in runs])) for key in ("scan", "check", "bracket", "scan_after")}
+    retakes = sum(int(r["retakes"]) for r in runs) / count
+    return {
+        "scans": count,
+        "ms_median_scan": round(median["scan"], 2),
+        "ms_median_clipping_check": round(median["check"], 2),
+        "ms_per_retake": round((median["bracket"] - median["check"]) / max(retakes, 1e-9), 2),
+        "retakes_per_scan": round(retakes, 2),
+        "ms_median_scan_after_retakes": round(median["scan_after"], 2),
+        "right_after_retakes": sum(int(r["right"]) for r in runs),
+    }
+
+
 def _use_cores(every: bool) -> int:
     """Pin the process (and OpenCV's threads) to one core unless ``every``; the cores it may use."""
     if not every:
@@ -349,6 +404,8 @@ def main() -> None:
         report["bins"] = bench_bins(cubes, args.seed + 7)
     if "devset" in parts:
         report["devset"] = bench_devset(args.devset)
+    if "bracket" in parts:
+        report["bracket"] = bench_bracket(4 if args.quick else args.states, args.seed + 11)
     report["wall_s"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report))
 

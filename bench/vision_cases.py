@@ -32,7 +32,7 @@ import numpy as np
 from solver.puzzles.cube.batch import Puzzle, to_facelet_array
 from solver.puzzles.cube.geometry import FACES, sticker_name
 from solver.puzzles.cube.scramble import random_states
-from vision import ScanError
+from vision import Calibration, ScanError, calibrate, classify
 from vision.calibration import colours_from_json
 
 REPO = Path(__file__).resolve().parent.parent
@@ -168,3 +168,13 @@ def tally(outcomes: list[Outcome]) -> dict:
         counts[outcome.verdict] += 1
     counts["cases"] = len(outcomes)
     return counts
+
+
+def reading_calibration(rgb: np.ndarray) -> Calibration | None:
+    """A palette for a real scan whose rig has no solved-cube scan: its clean colours grouped as the
+    scanner reads them (never by the answer); None when the clean scan is not read as it is given."""
+    try:
+        reading = classify(rgb)
+    except ScanError:
+        return None
+    return None if reading.turned else calibrate(rgb, per_position=False, state=reading.state)

@@ -1,7 +1,7 @@
 """Red and orange told apart by lightness alone, on two faces only, one of them re-shot: the scanner's
 hardest case for "never wrong with confidence". Prints one JSON object.
 
-    python bench/vision_lightness_pair.py [--cubes N] [--seed S] [--confident C]
+    python bench/vision_lightness_pair.py [--cubes N] [--seed S] [--confident C] [--palette]
 
 The cubes are states of <R, L, U2, D2, F2, B2>, so faces R and L hold all
 18 red and orange stickers and nothing else (as the dev set's
@@ -14,6 +14,12 @@ per-channel noise. Then one face is re-shot with a gain in linear light
 A face's light is then measured only through the very stickers whose
 colour it decides, so most of these scans are refused; the figure that
 matters is ``wrong`` (another cube with a differing sticker read as sure).
+
+``--palette`` reads every scan with a colour calibration, as a user of such
+a rig would make one: a solved cube scanned once under the rig's light
+(the same shading and noise, no face re-shot, its own seed). The
+calibration keeps no position gains: this rig has no vignetting, and its
+shading is per sticker, not per position.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from bench.vision_cases import CONFIDENT, VERDICTS, judge  # noqa: E402
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, to_facelets  # noqa: E402
 from solver.puzzles.cube.geometry import FACES  # noqa: E402
 from solver.puzzles.cube.notation import parse_moves  # noqa: E402
-from vision import classify  # noqa: E402
+from vision import Calibration, calibrate, classify  # noqa: E402
 from vision.lab import linear_to_srgb  # noqa: E402
 
 # Linear reflectance as a dim camera sees it: orange is red, 1.35 times as light.
@@ -63,6 +69,13 @@ def scan_colours(state: str, face: str, gain: float, shading: float, rng: np.ran
     return np.round(linear_to_srgb(linear))
 
 
+def rig_calibration(shading: float, seed: int) -> Calibration:
+    """The palette of this rig: a solved cube scanned once under its light (no face re-shot)."""
+    rng = np.random.default_rng([seed, 1_000_000])
+    solved = to_facelets(CubieCube.solved(3))
+    return calibrate(scan_colours(solved, "R", 1.0, shading, rng), per_position=False)
+
+
 def _counts(rows: list[dict]) -> dict:
     return {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
 
@@ -73,16 +86,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shading", type=float, nargs="+", default=[0.1, 0.2])
     parser.add_argument("--confident", type=float, default=CONFIDENT)
+    parser.add_argument("--palette", action="store_true", help="read with a calibration of the rig")
     args = parser.parse_args()
     started = time.perf_counter()
     rows = []
     for shading in args.shading:
+        calibration = rig_calibration(shading, args.seed) if args.palette else None
         for face, gain in RESHOTS:
             for cube in range(args.cubes):
                 rng = np.random.default_rng([args.seed, cube])
                 state = lightness_pair_cube(rng)
                 rgb = scan_colours(state, face, gain, shading, rng)
-                outcome = judge(lambda rgb=rgb: classify(rgb), state, confident=args.confident)
+                outcome = judge(lambda rgb=rgb, cal=calibration: classify(rgb, cal), state, confident=args.confident)
                 rows.append({"shading": shading, "face": face, "gain": gain, "cube": cube, "verdict": outcome.verdict})
     per_reshot = {
         f"{face} x{gain}": _counts([r for r in rows if (r["face"], r["gain"]) == (face, gain)])
@@ -91,6 +106,7 @@ def main() -> None:
     print(
         json.dumps(
             {
+                "palette": args.palette,
                 "cases": len(rows),
                 "totals": _counts(rows),
                 "per_reshot": per_reshot,

@@ -1,7 +1,7 @@
 """Stress set of the scanner: is it ever wrong with confidence? Prints one JSON object.
 
     python bench/vision_stress.py [--quick] [--devset PATH] [--renders N] [--seed S] [--confident C]
-                                  [--verbose] [--jobs N]
+                                  [--verbose] [--jobs N] [--palette] [--cases PATH] [--sources A,B]
 
 ``--jobs N`` runs N worker processes, each taking whole sources (seeded per
 source), so the verdicts do not depend on N.
@@ -46,6 +46,14 @@ turned or swapped case says whether the mislabelled stickers happen to show
 a legal cube (``shown_is_a_legal_cube``: then colours alone cannot tell it
 from the truth) and whether that cube is what came back.
 
+``--palette`` reads every case with a colour calibration of its source's
+rig: for a render, a solved cube rendered under the same light preset at
+poses drawn the same way (its own seed, so the cases are the same as
+without); for a dev item, whose robot's solved-cube scan is not in the dev
+set, its own clean colours grouped as the scanner reads them
+(``reading_calibration``; never from the answer; none where the clean item
+is not read as given).
+
 ``--quick`` keeps a seeded subset of each kind (the extremes of white balance,
 blur and JPEG) and 2 renders: one to two minutes on 2 cores. The full run
 (about 2,000 cases) takes 10-15 minutes there, depending on how long the
@@ -68,12 +76,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.vision_cases import CONFIDENT, DEFAULT_DEVSET, VERDICTS, judge, load_devset, random_face_states, tally  # noqa: E402
+from bench.vision_cases import (  # noqa: E402
+    CONFIDENT,
+    DEFAULT_DEVSET,
+    VERDICTS,
+    judge,
+    load_devset,
+    random_face_states,
+    reading_calibration,
+    tally,
+)
 from solver import InvalidState  # noqa: E402
 from solver.puzzles.cube.cubie import from_facelets  # noqa: E402
 from solver.puzzles.cube.facelets import to_face_letters  # noqa: E402
 from solver.puzzles.cube.geometry import FACES, sticker_name  # noqa: E402
-from vision import PRESETS, ScanError, classify, detect_grid, scan_photos  # noqa: E402
+from vision import PRESETS, Calibration, ScanError, calibrate, classify, detect_grid, sample_photos, scan_photos  # noqa: E402
 from vision.lighting import recolour, recolour_image  # noqa: E402
 from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
@@ -181,6 +198,7 @@ class Source:
     photos: dict | None = None
     corners: dict = field(default_factory=dict)  # face -> true or clean-detected corners (photos only)
     rgb: np.ndarray | None = None
+    calibration: Calibration | None = None
 
 
 @dataclass
@@ -335,6 +353,16 @@ def dev_sources(path: Path) -> tuple[list[Source], str | None]:
     return sources, None
 
 
+def _handheld_pose(rng: np.random.Generator) -> dict:
+    return {
+        "rotation_deg": float(rng.uniform(-20, 20)),
+        "fill": float(rng.uniform(0.45, 0.9)),
+        "tilt_deg": float(rng.uniform(0, 15)),
+        "tilt_towards_deg": float(rng.uniform(0, 360)),
+        "offset": tuple(float(v) for v in rng.uniform(-0.7, 0.7, 2)),
+    }
+
+
 def render_sources(count: int, seed: int) -> list[Source]:
     rng = np.random.default_rng(seed)
     sources = []
@@ -343,17 +371,34 @@ def render_sources(count: int, seed: int) -> list[Source]:
         state = random_face_states(size, 1, rng)[0]
         photos, corners = {}, {}
         for face in FACES:
-            pose = {
-                "rotation_deg": float(rng.uniform(-20, 20)),
-                "fill": float(rng.uniform(0.45, 0.9)),
-                "tilt_deg": float(rng.uniform(0, 15)),
-                "tilt_towards_deg": float(rng.uniform(0, 360)),
-                "offset": tuple(float(v) for v in rng.uniform(-0.7, 0.7, 2)),
-            }
+            pose = _handheld_pose(rng)
             photos[face] = render_face_photo(state, face, light=light, rng=rng, **pose)
             corners[face] = face_photo_corners(size, face, **pose)
         sources.append(Source(f"render-{k:02d}-{size}x{size}-{light}", "render", size, state, photos, corners))
     return sources
+
+
+def render_calibration(source: Source, seed: int, number: int) -> Calibration:
+    """What a user of a render's rig does: scan a solved cube once under the same light (its own seed)."""
+    rng = np.random.default_rng([seed, number, 1])
+    light = source.name.rsplit("-", 1)[1]
+    solved = "".join(face * source.size**2 for face in FACES)
+    photos = {face: render_face_photo(solved, face, light=light, rng=rng, **_handheld_pose(rng)) for face in FACES}
+    return calibrate(sample_photos(photos, source.size), per_position=False)
+
+
+def with_calibrations(sources: list[Source], seed: int) -> None:
+    """Give each source the calibration of its rig (``--palette``)."""
+    for number, source in enumerate(sources):
+        if source.kind == "render":
+            source.calibration = render_calibration(source, seed, number)
+        elif source.rgb is not None:
+            source.calibration = reading_calibration(source.rgb)
+        elif source.photos is not None:
+            try:
+                source.calibration = reading_calibration(sample_photos(source.photos, source.size))
+            except ScanError:
+                source.calibration = None
 
 
 # ---------------------------------------------------------------- run
@@ -382,10 +427,10 @@ def run_source(number: int) -> tuple[list, list]:
                     }
                 )
                 continue
-            call = lambda photos=photos: scan_photos(photos)  # noqa: E731
+            call = lambda photos=photos: scan_photos(photos, calibration=source.calibration)  # noqa: E731
         else:
             rgb = perturb_rgb(source, case)
-            call = lambda rgb=rgb: classify(rgb.tolist())  # noqa: E731
+            call = lambda rgb=rgb: classify(rgb.tolist(), source.calibration)  # noqa: E731
         outcome = judge(call, source.truth, case.suspect, args.confident)
         rows.append((case, outcome))
         if args.verbose and outcome.verdict != "right":
@@ -411,22 +456,35 @@ def main() -> None:
     )
     parser.add_argument("--verbose", action="store_true", help="one line per case that is not right, on stderr")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes, one source at a time each")
+    parser.add_argument("--palette", action="store_true", help="read with a calibration of each source's rig")
+    parser.add_argument("--cases", type=Path, help="also write every case's verdict to this file (JSON lines)")
+    parser.add_argument("--sources", help="only these sources, comma-separated names (seeded as in the full run)")
     args = parser.parse_args()
     started = time.perf_counter()
     renders = args.renders if args.renders is not None else (2 if args.quick else 16)
     sources, devset_note = dev_sources(args.devset)
     sources += render_sources(renders, args.seed)
+    if args.palette:
+        with_calibrations(sources, args.seed)
     global _RUN
     _RUN = (sources, args)
+    numbers = [n for n, s in enumerate(sources) if not args.sources or s.name in args.sources.split(",")]
     if args.jobs > 1:
         with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-            results = pool.map(run_source, range(len(sources)), chunksize=1)
+            results = pool.map(run_source, numbers, chunksize=1)
     else:
-        results = [run_source(number) for number in range(len(sources))]
+        results = [run_source(number) for number in numbers]
     rows, skipped = [], []
-    for source, (source_rows, source_skipped) in zip(sources, results):
+    for source, (source_rows, source_skipped) in zip([sources[n] for n in numbers], results):
         rows += [(source, case, outcome) for case, outcome in source_rows]
         skipped += source_skipped
+    if args.cases:
+        args.cases.write_text(
+            "".join(
+                json.dumps({"source": s.name, "kind": c.kind, "params": c.params, "verdict": o.verdict}) + "\n"
+                for s, c, o in rows
+            )
+        )
     print(json.dumps(report(rows, skipped, sources, args, renders, devset_note, started)))
 
 
@@ -464,6 +522,8 @@ def report(rows, skipped, sources, args, renders, devset_note, started) -> dict:
     turned = [(o, c) for _, c, o in rows if c.kind == "turned"]
     return {
         "quick": args.quick,
+        "palette": args.palette,
+        "calibrated_sources": sum(s.calibration is not None for s in sources),
         "seed": args.seed,
         "confident": args.confident,
         "devset": str(args.devset),

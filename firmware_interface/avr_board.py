@@ -81,6 +81,9 @@ class AvrBoard:
     ``"high"`` (robotd, Marlin) or ``"low"`` (grbl). ``boot_on_open`` holds
     the MCU in reset until a host first opens the port, so the host hears
     the boot text; with frame faults the line in front opens it at start.
+    ``jam_deg``: the cube's corner-cutting tolerance; a face that starts
+    turning while an adjacent one is further than that from aligned jams
+    the cube, which then turns no more (``jams()``); None: it never jams.
     """
 
     def __init__(
@@ -101,6 +104,7 @@ class AvrBoard:
         trace: str | os.PathLike | None = None,
         seed: int | None = None,
         realtime: frozenset[int] = frozenset(),
+        jam_deg: float | None = None,
     ):
         if pins not in PIN_MAPS:
             raise ConfigError(f"unknown pin map {pins!r} (pin maps: {', '.join(PIN_MAPS)})")
@@ -123,7 +127,8 @@ class AvrBoard:
                 "noise); use reset(), go_silent() or close_port() for the others"
             )
         self._rng = random.Random(seed if seed is not None else self.faults.seed)
-        self.reset_on_open, self.speed, self.trace = reset_on_open, speed, trace
+        self.reset_on_open, self.speed, self.trace, self.jam_deg = reset_on_open, speed, trace, jam_deg
+        self._jams: list[tuple[str, str, float]] = []
         self.realtime = realtime  # bytes the firmware acts on alone, not in a line (FaultyLine passes them at once)
         self._cube = VirtualCube(state, size)
         self._lock = threading.Lock()
@@ -158,6 +163,8 @@ class AvrBoard:
             args += ["--trace", str(self.trace)]
         if self.boot_on_open:
             args.append("--boot-on-open")
+        if self.jam_deg is not None:
+            args += ["--jam-deg", str(self.jam_deg)]
         return args
 
     def _steps_option(self) -> str:
@@ -236,6 +243,8 @@ class AvrBoard:
             self._quarters[face] = quarter
             self._cube.turn(face, delta)
             self._turns.append((face, delta))
+        elif kind == "JAM":
+            self._jams.append((self._face[fields[1]], self._face[fields[2]], float(fields[3])))
         elif kind == "EN":
             (self._enabled.add if fields[2] == "1" else self._enabled.discard)(self._face[fields[1]])
         elif kind == "RESET":
@@ -279,6 +288,13 @@ class AvrBoard:
         with self._lock:
             return list(self._turns)
 
+    def jams(self) -> list[tuple[str, str, float]]:
+        """Each jam of the cube: (the face that started turning, the adjacent face in its way, how many
+        degrees that one was off aligned)."""
+        self.sync()
+        with self._lock:
+            return list(self._jams)
+
     def enabled(self) -> set[str]:
         """Faces whose driver is energised (EN pin low) now."""
         self.sync()
@@ -311,6 +327,7 @@ class AvrBoard:
                 "rig": "six-axis",
                 "cube": self._cube.facelets,
                 "turns": len(self._turns),
+                "jams": len(self._jams),
                 "resets": self._resets,
                 "enabled": sorted(self._enabled),
                 "positions": {f: positions[f] for f in FACES},

@@ -27,6 +27,8 @@ The simulator calls ``servo_moved`` under its own lock; this class is not thread
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from solver.puzzles.cube.geometry import cube_rotation_permutation, face_turn_permutation
@@ -201,3 +203,22 @@ class FlipSpinMechanism:
     def _apply(self, perm: np.ndarray, times: int) -> None:
         for _ in range(times % 4):
             self._stickers = self._stickers[perm]
+
+
+class MechanismBoard:
+    """What a simulated servo controller (Maestro, host-pulsed servos) shows of the mechanism its servos move:
+    the virtual cube, under the board's ``_lock``."""
+
+    mechanism: FlipSpinMechanism | None
+    _lock: Any
+
+    @property
+    def cube(self) -> str | None:
+        with self._lock:
+            return self.mechanism.cube if self.mechanism is not None else None
+
+    def set_state(self, state: str) -> None:
+        with self._lock:
+            if self.mechanism is None:
+                raise ConfigError("this simulated board drives no mechanism: there is no cube to set")
+            self.mechanism.set_state(state)

@@ -1,4 +1,4 @@
-"""The command set of protocols v1 and v2: rigs, queued steps (motions) and their arguments.
+"""The command set of protocols v1 to v3: rigs, queued steps (motions) and their arguments.
 
 A step is what the device queues and runs in order: a face turn, a turn of
 two opposite faces at once, homing, enabling or disabling motors, a speed
@@ -9,7 +9,8 @@ raising, so a C port can follow it line by line.
 
 Version 2 adds MOTOR (set a motor up), PLAN (several turns in one frame,
 each its own step with its own motion id) and JOG (raw steps); in a
-version-1 session they are unknown verbs (BADCMD).
+version-1 session they are unknown verbs (BADCMD). Version 3 adds MOTOR's
+optional ``overlap=`` and lets turns overlap (docs/protocol.md section 17).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ QUARTER_TURNS = (-2, -1, 1, 2)  # signed: + is clockwise looking at the face
 SPEED_MS = (20, 10000)  # allowed duration of one quarter turn, ms
 MOTOR_STEPS = (1, 20000)  # MOTOR steps= : steps per quarter turn
 MOTOR_ACCEL = (1, 65535)  # MOTOR accel= : units of 100 steps/s²
-MOTOR_KEYS = ("steps", "rate", "accel", "dir")
+MOTOR_KEYS = ("steps", "rate", "accel", "dir", "overlap")  # overlap: version 3, optional
 JOG_STEPS = 32767  # JOG: -32767..32767 steps, not 0
 DEFAULT_RATE = 40000  # the reference device's highest step rate, steps/s
 DEFAULT_PLAN = 48  # the reference device's most turns per PLAN frame
@@ -52,7 +53,7 @@ RIGS = {SIX_AXIS.name: SIX_AXIS}
 class Step:
     """One queued step. ``turns`` for TURN/PAIR (and JOG: motor and raw steps), ``motors`` for
     HOME/ENABLE/DISABLE (empty: all) and MOTOR (its one motor), ``quarter_ms`` for SPEED, ``setup``
-    for MOTOR: (steps per quarter turn, rate steps/s, accel in 100 steps/s², dir).
+    for MOTOR: (steps per quarter turn, rate steps/s, accel in 100 steps/s², dir[, overlap steps]).
 
     A PLAN frame is not one step: the device queues each of its turns as a TURN or PAIR step
     with its own motion id (``parse_plan``)."""
@@ -62,7 +63,7 @@ class Step:
     turns: tuple[tuple[str, int], ...] = ()
     motors: tuple[str, ...] = ()
     quarter_ms: int | None = None
-    setup: tuple[int, int, int, int] | None = None
+    setup: tuple[int, ...] | None = None
 
     def args(self) -> tuple[str, ...]:
         """Arguments after the verb, as sent on the wire."""

@@ -11,6 +11,11 @@ from solver.puzzles.cube.geometry import face_turn_permutation
 
 from .errors import ConfigError
 
+# How far (degrees) a face may be off aligned when an adjacent face starts turning, for an ordinary cube:
+# a third of the 45 degrees of corner cutting speedcubes are sold on (docs/hardware.md, "Overlapping turns").
+# The simulated rigs' cubes jam beyond it; it is also robotd's default [rig] overlap_deg.
+CORNER_CUTTING_DEG = 15.0
+
 
 class VirtualCube:
     """The cube in the simulated rig, as a facelet string in its own colour letters."""

@@ -20,8 +20,10 @@ from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
 from vision import ScanError, ViewConfig, load_calibration, load_view_config, top_face_corners
+from vision.views import ViewsMissing
 
 from . import log_file, rig_only
+from .calibration_start import TOP_FACE_TASK, not_calibrated_message, uncalibrated
 from .calibration_store import CalibrationStore, calibration_at_start
 from .camera import CaptureCamera, RenderedCamera, capture_settings
 from .config import Config
@@ -36,11 +38,13 @@ from .rig import rig_from_config
 from .run import Runner
 from .run_log import log_event
 from .scan_archive import RefusedScans, scan_report
-from .scanner import ViewScanner
+from .scanner import ViewScanner, camera_retake
 from .settings import DaemonSettings, daemon_settings, run_settings
-from .sim import Simulation, sim_settings
+from .sim import Simulation, dry_run_rig, sim_settings
 from .solving import warm_up_solvers
 from .summary import nonzero
+from .top_face import FILE_NAME as TOP_FACE_FILE
+from .top_face import TopFace
 from .turning_scan import TurningScan
 from .web import WebSettings, create_app, web_settings
 
@@ -89,12 +93,15 @@ def load_parts(
     parts = Parts(config, config.attempt(daemon_settings, config), config.attempt(web_settings, config.section("web")))
     parts.sections["run"] = config.attempt(run_settings, config)
     parts.sections["rig"] = rig = config.attempt(rig_from_config, config.section("rig"))
+    if sim and rig is not None:  # the simulated motors' times ([sim.motors]) are the rig's in a dry run
+        parts.sections["rig"] = rig = config.attempt(dry_run_rig, config.section("sim"), rig) or rig
     if rig is not None:
         parts.sections["controller"] = kind = config.attempt(controller_from_config, config, rig)
         if kind is not None:
             parts.sections["sim"] = config.attempt(sim_settings, config.section("sim"), rig, kind.kind)
     serial = config.attempt(config.table, "serial")
-    parts.sections["port"] = serial.port if serial is not None else None
+    port, controller = (serial.port if serial is not None else None), parts.sections.get("controller")
+    parts.sections["port"] = controller.port(port) if controller is not None else port  # GPIO, I²C: no serial port
     config.attempt(_vision, config, parts.sections, rig)
     cameras = config.attempt(config.table, "camera") or {}
     parts.sections["cameras"] = {
@@ -136,12 +143,7 @@ def rig_part_problems(config: Config, sections: dict, rig_only: bool = False) ->
             f"{where}: no [camera.NAME] section: a real rig needs at least one camera "
             "(robotd --rig-only runs the motors with a virtual camera)"
         )
-    if sections["rig"].kind == "flip-spin":
-        if not sections.get("top_face"):
-            problems.append(
-                f"{where}: [vision] top_face: required for a flip/spin rig: the four image corners "
-                "of the face under its camera (see docs/hardware.md)"
-            )
+    if sections["rig"].kind == "flip-spin":  # its top_face may come from the Calibration tab (robot.top_face)
         if len(sections["cameras"]) != 1:
             problems.append(
                 f"{where}: a flip/spin rig has one camera; found {len(sections['cameras'])} [camera.NAME] sections"
@@ -191,8 +193,8 @@ class Built:
         summary.update(prepared)
         summary.update(scan_report(events, self.daemon.scans, self.parts.daemon.data_dir))
         summary["wall_s"] = round(wall, 3)
-        motor = summary.get("estimated_s") or 0.0
-        summary["host_overhead_s"] = round(wall - motor, 3) if summary["outcome"] == "done" else None
+        motor = summary.get("actual_s") if summary["outcome"] == "done" else None  # measured, not the estimate
+        summary["host_overhead_s"] = round(wall - motor, 3) if motor is not None else None
         summary["link"] = nonzero(self.daemon.link_status().get("counters", {}))
         if self.simulation is not None:
             summary["solved"] = self.simulation.solved() and summary["outcome"] == "done"
@@ -228,15 +230,18 @@ class Built:
         )
         server = _server(uvicorn, config, on_signal)
         listener = listen(web.host, web.port)
-        print(
-            f"robotd ready ({self.daemon.mode} mode): dashboard at http://{web.host}:{web.port}{web.root_path}/",
-            flush=True,
-        )
+        print(f"robotd ready ({self.daemon.mode} mode): dashboard at {dashboard_url(web)}", flush=True)
         server.run(sockets=[listener])
 
     def close(self) -> None:
         self.daemon.close()
         _close_all(self._closers)
+
+
+def dashboard_url(web: WebSettings) -> str:
+    """Where the dashboard is served, as its own host sees it (any address: the machine's own)."""
+    host = "<this machine's address>" if web.host in ("0.0.0.0", "::") else web.host
+    return f"http://{host}:{web.port}{web.root_path}/"
 
 
 def _close_all(closers: list[Callable]) -> None:
@@ -363,6 +368,8 @@ def _wire(parts: Parts, mode: str, closers: list[Callable]) -> Built:
         calibration=calibration.page,
         set_calibration=calibration.update,
         check_calibration=calibration.check,
+        check_solved=calibration.check_solved,
+        save_top_face=calibration.save_top_face,
         scans=scanner.memory,
         mode=mode,
     )
@@ -395,11 +402,12 @@ def _calibration_store(parts: Parts, scanner, cameras: dict, virtual: bool, runn
         else data_dir / "calibration.json",
     }
     fixed = (
-        "a flip/spin rig's views follow from [vision] top_face (set it in the config)"
-        if sections.get("top_face")
+        "a flip/spin rig's six scan views follow from the face under its camera (top_face)"
+        if sections["rig"].kind == "flip-spin"
         else None
     )
-    return CalibrationStore(scanner, cameras, files, views_fixed=fixed, busy=lambda: runner.busy)
+    top = None if virtual else sections.get("top")
+    return CalibrationStore(scanner, cameras, files, views_fixed=fixed, busy=lambda: runner.busy, top_face=top)
 
 
 def _simulated_board(parts: Parts, closers: list) -> tuple[Simulation, object]:
@@ -448,29 +456,39 @@ def _rig_parts(parts: Parts, closers: list):
     calibration_file = calibration_at_start(sections["calibration"], parts.daemon.data_dir)
     try:
         calibration = load_calibration(calibration_file) if calibration_file else None
-        views = None if sections.get("top_face") else load_view_config(sections["views"])
+        views = None if sections["rig"].kind == "flip-spin" else load_view_config(sections["views"])
+    except ViewsMissing:  # the first start: the Calibration tab writes the file
+        views = None
     except ScanError as error:
         raise ConfigError(f"[vision] {error}") from None
     cameras = {name: CaptureCamera(settings) for name, settings in sections["cameras"].items()}
     link = _link(parts, sections["port"], closers)
-    if sections.get("top_face"):
-        quad, size = sections["top_face"], sections["size"]
-        camera = next(iter(cameras.values()))
-        return (
-            link,
-            cameras,
-            lambda motion: ViewScanner(
-                *_turning_scan(parts, motion, camera.frame, lambda: quad, lambda: size), calibration
-            ),
-        )
-    if views is None:  # without [vision] top_face the views file was loaded above
-        raise ConfigError("[vision] views: no view configuration")
+    where = dashboard_url(parts.web)
+    if sections["rig"].kind == "flip-spin":
+        return link, cameras, _flip_spin_scanner(parts, cameras, calibration, where)
+    frames = lambda: {name: cam.frame() for name, cam in cameras.items()}  # noqa: E731
+    if views is None:
+        log.warning("%s", message := not_calibrated_message(sections["views"], where))
+        return link, cameras, lambda motion: ViewScanner(frames, uncalibrated(message), calibration)
     missing = [name for name in views.images if name not in cameras]
     if missing:
         raise ConfigError(f"[vision] views names camera image(s) {', '.join(missing)} with no [camera.NAME] section")
-    frames = lambda: {name: cam.frame() for name, cam in cameras.items()}  # noqa: E731
     fixed_views = views
-    return link, cameras, lambda motion: ViewScanner(frames, lambda: fixed_views, calibration)
+    retake = camera_retake(cameras)  # exposure bracketing: a view whose stickers clip is taken again
+    return link, cameras, lambda motion: ViewScanner(frames, lambda: fixed_views, calibration, retake=retake)
+
+
+def _flip_spin_scanner(parts: Parts, cameras: dict, calibration, where: str) -> Callable:
+    """A real flip/spin rig's scanner (given the motion), its face under the camera from the config or the
+    Calibration tab (``robot.top_face``); it is kept in the sections for the calibration store."""
+    sections, file = parts.sections, parts.daemon.data_dir / TOP_FACE_FILE
+    name, camera = next(iter(cameras.items()))
+    message = not_calibrated_message(file, where, TOP_FACE_TASK)
+    sections["top"] = top = TopFace(sections["top_face"], file, name, message)
+    if top.corners is None:
+        log.warning("%s", message)
+    size = sections["size"]
+    return lambda motion: ViewScanner(*_turning_scan(parts, motion, camera.frame, top.quad, lambda: size), calibration)
 
 
 def _link(parts: Parts, port: str, closers: list):

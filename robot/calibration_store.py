@@ -12,6 +12,10 @@ rig also finds its calibration at the next start. A save goes through a temporar
 folder and ``os.replace``, so the file is always either the old one or the new one whole; the old one is
 first copied to ``<name>.<YYYYmmdd-HHMMSS-micro>.bak`` beside it, and only the newest ``BACKUPS`` backups
 stay.
+
+Before the first calibration the scanner has no views (``calibration_start``): the page then offers a
+starting layout, and ``check_solved`` confirms a saved calibration by scanning a solved cube. A real
+flip/spin rig's face under its camera (``top_face``) is saved on its own (``save_top_face``).
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ from pathlib import Path
 from vision import ScanError, ViewConfig, view_config_from_dict
 from vision.calibration import Calibration, calibration_from_json
 
+from .calibration_start import CORNER_RIG, NotCalibrated, refused_verdict, solved_verdict, starting_views
 from .errors import RobotError
+from .run import ScanRefused
 from .scanner import ViewScanner, views_for_page
 
 BACKUPS = 5
@@ -52,28 +58,46 @@ class CalibrationStore:
         *,
         views_fixed: str | None = None,
         busy: Callable[[], bool] = lambda: False,
+        top_face=None,
     ):
         self.scanner, self.cameras, self.files, self.busy = scanner, cameras, files, busy
-        self.views_fixed = views_fixed  # why the views cannot be edited (a flip/spin rig's follow from config)
+        self.views_fixed = views_fixed  # why the views cannot be edited (a flip/spin rig's follow from top_face)
+        self.top_face = top_face  # a real flip/spin rig's face under its camera (robot.top_face.TopFace)
 
     def page(self) -> dict:
-        """The page's view: per camera its size and face quads, the colour references, and the editable form."""
-        return self._page(self.scanner.views(), self.scanner.calibration, self._frame_sizes())
+        """The page's view: per camera its size and face quads, the colour references, and the editable form;
+        before the first calibration (no views yet) ``config.views`` is None and ``starting`` the layout to
+        drag onto the cube."""
+        return self._page(self._current_views(), self.scanner.calibration, self._frame_sizes())
 
-    def _page(self, views: ViewConfig, calibration: Calibration | None, sizes: dict) -> dict:
+    def _current_views(self) -> ViewConfig | None:
+        try:
+            return self.scanner.views()
+        except NotCalibrated:
+            return None
+
+    def _page(self, views: ViewConfig | None, calibration: Calibration | None, sizes: dict) -> dict:
         references = (
             None
             if calibration is None
             else {face: [round(float(v), 1) for v in calibration.palette[k]] for k, face in enumerate("URFDLB")}
         )
-        return {
-            "views": views_for_page(views, sizes),
+        page = {
+            "views": views_for_page(views, sizes) if views is not None else _bare_cameras(self.cameras, sizes),
             "references": references,
-            "config": {"views": views.to_json(), "calibration": None if calibration is None else calibration.to_json()},
+            "config": {
+                "views": None if views is None else views.to_json(),
+                "calibration": None if calibration is None else calibration.to_json(),
+            },
             "files": {part: str(path) for part, path in self.files.items()},
             "editable": {"views": self.views_fixed is None, "calibration": True},
             "views_fixed": self.views_fixed,
         }
+        if views is None and self.views_fixed is None:
+            page["starting"] = starting_views({name: sizes.get(name, CORNER_RIG) for name in self.cameras}).to_json()
+        if self.top_face is not None:
+            page["top_face"] = self.top_face.page(sizes.get(self.top_face.camera))
+        return page
 
     def _frame_sizes(self) -> dict[str, tuple[int, int]]:
         sizes = {}
@@ -90,7 +114,7 @@ class CalibrationStore:
         the page as it would read after the save, and the files it would write."""
         sizes = self._frame_sizes()
         parsed, problems = self._parse(body, sizes)
-        views = parsed.get("views") or self.scanner.views()
+        views = parsed.get("views") or self._current_views()
         calibration = parsed.get("calibration", self.scanner.calibration)
         return {
             "valid": not problems,
@@ -114,6 +138,34 @@ class CalibrationStore:
             else:
                 self.scanner.calibration = value
         return {**self.page(), "saved": saved}
+
+    def check_solved(self) -> dict:
+        """Scan the cube in the rig, which should be a solved one, with the saved views: ``solved``, else the
+        faces that read wrong and in which camera, and the scan's id (its overlay shows what was read)."""
+        if self.busy():
+            raise RobotError("a run is in progress: check the calibration once it has ended")
+        views = self._current_views()
+        if views is None:
+            raise RobotError("no views are saved yet: place the faces on the camera pictures and Save and apply first")
+        try:
+            result = self.scanner.scan()
+        except ScanRefused as refused:
+            return {**refused_verdict(str(refused), refused.stickers, views), "scan_id": refused.scan_id}
+        return {**solved_verdict(result.state, views), "scan_id": result.scan_id, "state": result.state}
+
+    def save_top_face(self, corners) -> dict:
+        """A flip/spin rig's face under its camera: validated, saved to its file and used from the next scan."""
+        if self.top_face is None:
+            raise RobotError("top_face: only a real flip/spin rig's face under its camera is set here")
+        if self.busy():
+            raise RobotError("a run is in progress: change the calibration once it has ended")
+        points = self.top_face.checked(corners, self._frame_sizes().get(self.top_face.camera))
+        try:
+            backup = self.top_face.save(points)
+        except OSError as error:
+            raise RobotError(f"could not save top_face to {self.top_face.file}: {error.strerror or error}") from None
+        saved = {"part": "top_face", "file": str(self.top_face.file), "backup": None if backup is None else str(backup)}
+        return {**self.page(), "saved": [saved]}
 
     def _parse(self, body: dict, sizes: dict) -> tuple[dict, list[dict]]:
         if not any(part in body for part in PARTS):
@@ -158,6 +210,14 @@ class CalibrationStore:
             done = f"the {before[0]['part']} were saved and applied" if before else "nothing was changed"
             raise RobotError(f"could not save the {part} to {path}: {error.strerror or error}; {done}") from None
         return {"part": part, "file": str(path), "backup": None if backup is None else str(backup)}
+
+
+def _bare_cameras(cameras: dict, sizes: dict) -> dict:
+    """Each camera as the page draws it before any face is placed on it."""
+    return {
+        name: {"width": sizes.get(name, (None, None))[0], "height": sizes.get(name, (None, None))[1], "faces": {}}
+        for name in cameras
+    }
 
 
 def calibration_at_start(configured: str | None, data_dir: Path) -> Path | None:

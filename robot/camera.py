@@ -4,7 +4,9 @@ or frames rendered by the simulator.
 Every source hands out BGR frames (``numpy`` uint8, height x width x 3) under
 a name that the view config refers to. Real cameras hold exposure, gain and
 white balance steady once opened (``camera_lock``), so every face of a scan
-is seen under the same settings.
+is seen under the same settings. ``frame_at(k)`` takes one frame at k times
+the locked exposure and then restores it: the scanner's exposure bracketing
+(``vision.exposure``) when stickers clip or a view is far too dark.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, NoReturn, Protocol
 import numpy as np
 
 from .camera_config import CaptureSettings, LockSettings, capture_settings
-from .camera_lock import LockState, Source, apply_lock
+from .camera_lock import LockState, Source, apply_lock, drop_frames
 from .errors import RobotError
 
 __all__ = ["Camera", "CaptureCamera", "CaptureSettings", "LockSettings", "RenderedCamera", "capture_settings", "to_bgr"]
@@ -26,6 +28,9 @@ class Camera(Protocol):
     name: str
 
     def frame(self) -> np.ndarray: ...
+
+    def frame_at(self, exposure: float) -> np.ndarray | None:
+        """One frame at ``exposure`` times the locked exposure; None where the exposure cannot be set."""
 
     def status(self) -> dict: ...
 
@@ -61,6 +66,18 @@ class CaptureCamera:
             self._size = (frame.shape[1], frame.shape[0])
             self.last_error = None
             return frame
+
+    def frame_at(self, exposure: float) -> np.ndarray | None:
+        """One frame at ``exposure`` times the locked exposure (V4L2 ``exposure_time_absolute``,
+        picamera2 ``ExposureTime``), then the locked value again; None where exposure is not locked
+        (the automatic would undo the change) or the camera refuses the value."""
+        with self._mutex:
+            locked = self.lock_state.locked.get("exposure") if self.lock_state else None
+            source = self._source
+            if source is None or locked is None:
+                return None
+            image = self._guard(lambda: _at_exposure(source, float(locked), exposure))
+            return None if image is None else self._guard(lambda: to_bgr(image))
 
     def relock(self) -> None:
         """Forget the held values: the next frame reopens the camera and lets its automatics settle again."""
@@ -125,6 +142,19 @@ class CaptureCamera:
         return repr(self.settings.device)
 
 
+def _at_exposure(source: Source, locked: float, exposure: float) -> np.ndarray | None:
+    """One frame with the exposure at ``locked * exposure``, the locked value set again after it."""
+    fixed, _ = source.fix({"exposure": locked * exposure})
+    try:
+        if "exposure" not in fixed:
+            return None
+        drop_frames(source, source.flush_frames)
+        return source.read()
+    finally:
+        source.fix({"exposure": locked})
+        drop_frames(source, source.flush_frames)
+
+
 def _open_source(settings: CaptureSettings) -> Source:
     if settings.kind == "picamera2":
         from .camera_pi import PicameraSource
@@ -152,14 +182,23 @@ def to_bgr(image: np.ndarray) -> np.ndarray:
 
 
 class RenderedCamera:
-    """A simulated camera: ``render()`` draws the virtual cube as this camera would see it."""
+    """A simulated camera: ``render()`` draws the virtual cube as this camera would see it.
 
-    def __init__(self, name: str, render: Callable[[], np.ndarray]):
+    ``render_at(k)``, where given, draws it at k times the exposure (what
+    passes 255 clips, as on a sensor): the simulated camera's exposure control.
+    """
+
+    def __init__(
+        self, name: str, render: Callable[[], np.ndarray], render_at: Callable[[float], np.ndarray] | None = None
+    ):
         self.name = name
-        self._render = render
+        self._render, self._render_at = render, render_at
 
     def frame(self) -> np.ndarray:
         return self._render()
+
+    def frame_at(self, exposure: float) -> np.ndarray | None:
+        return None if self._render_at is None else self._render_at(exposure)
 
     def status(self) -> dict:
         return {"name": self.name, "kind": "simulated", "open": True, "error": None}

@@ -82,7 +82,7 @@ def apply_lock(
     else:
         state = _first_lock(source, settings)
     if state.locked:
-        _drop(source, source.flush_frames)
+        drop_frames(source, source.flush_frames)
     _report(name, state)
     return state
 
@@ -97,7 +97,7 @@ def _first_lock(source: Source, settings: LockSettings) -> LockState:
     refused.update(not_fixed)
     if not settings.lock or not pending:
         return LockState(settings.lock, "manual" if manual else "off", locked, refused)
-    _drop(source, settings.settle_frames)
+    drop_frames(source, settings.settle_frames)
     seen = source.current(pending)
     chosen = {}
     for name in pending:
@@ -111,7 +111,8 @@ def _first_lock(source: Source, settings: LockSettings) -> LockState:
     return LockState(True, "settled", locked, {n: why for n, why in refused.items() if n not in locked})
 
 
-def _drop(source: Source, frames: int) -> None:
+def drop_frames(source: Source, frames: int) -> None:
+    """Read and throw away frames still taken under the controls before a change."""
     for _ in range(frames):
         source.read()
 

@@ -122,7 +122,8 @@ def _check(args) -> int:
     result = check(args.config)
     cameras = camera_lines()
     if args.json:
-        print(json.dumps({"cameras": cameras, "problems": result.problems, "port": result.port, "board": result.board}))
+        report = {"cameras": cameras, "problems": result.problems, "port": result.port, "board": result.board}
+        print(json.dumps({**report, "missing": result.missing_json()}))
         return 2 if result.problems else 0
     print("cameras found:")
     for line in cameras:

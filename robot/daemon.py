@@ -46,6 +46,8 @@ class Daemon:
         calibration: Callable[[], dict] | None = None,
         set_calibration: Callable[[dict], dict] | None = None,
         check_calibration: Callable[[dict], dict] | None = None,
+        check_solved: Callable[[], dict] | None = None,
+        save_top_face: Callable[[list], dict] | None = None,
         closers: tuple[Callable[[], None], ...] = (),
         scans: ScanMemory | None = None,
         mode: str | None = None,
@@ -54,7 +56,8 @@ class Daemon:
         self._mode = mode
         self.cameras, self.link_status, self.simulation = cameras, link_status, simulation
         self._calibration, self._set_calibration = calibration, set_calibration
-        self._check_calibration = check_calibration
+        self._check_calibration, self._check_solved = check_calibration, check_solved
+        self._save_top_face = save_top_face
         self._closers = closers
         self.scans = scans
 
@@ -141,21 +144,24 @@ class Daemon:
         return self.runner.rig_action(action, lambda: call(*args))
 
     def calibration(self) -> dict:
-        if self._calibration is None:
-            raise RobotError("this rig has no calibration to show")
-        return self._calibration()
+        return _offered(self._calibration, "this rig has no calibration to show")()
 
     def set_calibration(self, body: dict) -> dict:
         """Validate, save (with a backup) and apply new views and/or a colour calibration."""
-        if self._set_calibration is None:
-            raise RobotError("this rig's calibration cannot be changed")
-        return self._set_calibration(body)
+        return _offered(self._set_calibration, "this rig's calibration cannot be changed")(body)
 
     def check_calibration(self, body: dict) -> dict:
         """What ``set_calibration`` would do with ``body``: its problems per field, or the page after it."""
-        if self._check_calibration is None:
-            raise RobotError("this rig's calibration cannot be changed")
-        return self._check_calibration(body)
+        return _offered(self._check_calibration, "this rig's calibration cannot be changed")(body)
+
+    def check_solved(self) -> dict:
+        """Scan a solved cube with the saved views: does it read as solved, and if not, which face is off."""
+        return _offered(self._check_solved, "this rig's calibration cannot be checked from here")()
+
+    def save_top_face(self, corners: list) -> dict:
+        """Save and apply a flip/spin rig's face under its camera (where the config does not set it)."""
+        refusal = "top_face: only a real flip/spin rig's face under its camera is set here"
+        return _offered(self._save_top_face, refusal)(corners)
 
     def scan(self, scan_id: int | None = None) -> ScanRecord:
         """A remembered scan (the latest for None), for its overlay; RobotError says why there is none."""
@@ -178,3 +184,14 @@ class Daemon:
         for camera in self.cameras.values():
             camera.close()
         self.history.close()
+
+
+def _offered(handler: Callable | None, refusal: str) -> Callable:
+    """``handler``, or, where this daemon was given none, a call that raises RobotError(``refusal``)."""
+    if handler is not None:
+        return handler
+
+    def refused(*args):
+        raise RobotError(refusal)
+
+    return refused

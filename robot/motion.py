@@ -38,6 +38,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
+from firmware_interface.robotd.overlap import overlap_steps
 from firmware_interface.steps import SPEED_MS
 from solver import InvalidState
 from solver.puzzles.cube.notation import MOVE_NAMES, parse_moves
@@ -141,7 +142,8 @@ class LinkMotion(MotionOverLink):
             if rig.stepper is not None:
                 for face, motor in self.motors.items():
                     steps, rate, accel = rig.stepper[face]
-                    motions.append(self.link.setup_motor(motor, steps, rate, accel, rig.direction.get(face, 1)))
+                    direction, overlap = rig.direction.get(face, 1), overlap_steps(rig.overlap_deg, steps)
+                    motions.append(self.link.setup_motor(motor, steps, rate, accel, direction, overlap))
         except ConfigError as error:
             raise RobotError(f"serial link: [rig.stepper] does not suit the firmware: {error}") from None
         except LinkError as error:

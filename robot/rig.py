@@ -28,7 +28,9 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
     quarter turns, so a rig can never be left between two faces' positions by
     a rounding in the host. ``direction = -1`` flips a motor mounted the
     other way round. ``[rig.stepper]`` (optional) is sent to a version-2
-    firmware at connect (MOTOR); direction then travels with it.
+    firmware at connect (MOTOR); direction then travels with it, and a
+    version-3 firmware also gets ``overlap_deg`` as each motor's overlap=
+    (the plan's times then follow ``robot.turn_timing``).
     """
     table = section.model
     stepper = table.stepper
@@ -39,6 +41,7 @@ def six_axis_from_config(section: Section) -> SixAxisRig:
         half_turn_s=table.half_turn_s,
         settle_s=table.settle_s,
         simultaneous_opposite=table.simultaneous_opposite,
+        overlap_deg=table.overlap_deg,
         stepper=None
         if stepper is None
         else {face: tuple(getattr(stepper, key)[face] for key in STEPPER_KEYS) for face in FACES},

@@ -56,6 +56,8 @@ class ScanResult:
     confidence: list[float] = field(default_factory=list)
     scan_id: int | None = None
     doubtful: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. colours drifted from the calibration
+    retakes: list[dict] = field(default_factory=list)  # images taken again at another exposure
 
 
 class ScanRefused(Exception):
@@ -432,6 +434,8 @@ class Runner:
                 attempt=attempt,
                 doubtful=scan.doubtful,
                 scan_id=scan.scan_id,
+                warnings=scan.warnings,
+                retakes=scan.retakes,
             )
             return scan
         raise AssertionError("unreachable")
@@ -458,7 +462,8 @@ class Runner:
                 f"no solution found within the {self.settings.solve_budget_s:g} s solver budget "
                 f"({solution.details.get('nodes_generated', 0):,} nodes){fallback}; state {state}"
             )
-        return solution
+        suited = getattr(self.rig, "suited", None)  # a flip/spin rig: the solution it performs quickest
+        return suited(state, solution) if suited is not None else solution
 
 
 def _solver_name(solution: solver.Solution) -> str:

@@ -1,10 +1,11 @@
 """The runs in the log: one record per step of a run, and per jog or rig action, from the event bus.
 
 Logger ``robotd.run``: the start, each phase, the scan, the solution, the
-verification and the end of a run at INFO; a failed scan, an error and a
-stop at WARNING; each executed command at DEBUG. They go where
-``[robotd] log_level`` sends records (stderr or the journal, and
-``[robotd] log_file``), next to the history's full record of every event.
+verification and the end of a run at INFO (a stop, which someone asked for,
+as one INFO line); a failed scan and an error at WARNING; each executed
+command at DEBUG. They go where ``[robotd] log_level`` sends records
+(stderr or the journal, and ``[robotd] log_file``), next to the history's
+full record of every event.
 """
 
 from __future__ import annotations
@@ -20,18 +21,20 @@ def log_event(event: Event) -> None:
     """An ``EventBus`` subscriber: ``event`` as one log record (none for the kinds left out)."""
     kind, data = event["kind"], event["data"]
     run = f"run {event['run_id']}" if event["run_id"] is not None else "between runs"
-    if kind in ("error", "stopped", "scan_failed"):
+    if kind == "stopped":  # asked for (Stop, a signal): one INFO line, which the phase change does not repeat
+        log.info("%s stopped: %s", run, data["message"].removeprefix("stopped: "))
+    elif kind in ("error", "scan_failed"):
         attempt = f" (scan attempt {data['attempt']})" if kind == "scan_failed" else ""
-        log.warning("%s %s%s: %s", run, "failed" if kind != "stopped" else "stopped", attempt, data["message"])
+        log.warning("%s failed%s: %s", run, attempt, data["message"])
     elif kind in ("jog", "rig"):
-        level = logging.INFO if data.get("outcome") == "done" else logging.WARNING
+        level = logging.INFO if data.get("outcome") in ("done", "stopped") else logging.WARNING
         what = data.get("command") or data.get("action")
         log.log(
             level, "%s %s: %s in %s s: %s", kind, what, data.get("outcome"), data.get("seconds"), data.get("message")
         )
     elif kind == "move":
         log.debug("%s: %s (%d/%d moves)", run, data["command"], data["done_moves"], data["total_moves"])
-    elif kind in _INFO:
+    elif kind in _INFO and not (kind == "phase" and data["phase"] == "stopped"):
         log.info("%s: %s", run, _INFO[kind](data))
 
 

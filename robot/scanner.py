@@ -1,7 +1,10 @@
 """Scanning the cube on a fixed-camera rig: grab every camera, sample the faces, classify.
 
 The view config (``vision.views``) says where each face is in which camera
-image; the colour calibration is an optional prior. Both can be replaced
+image; the colour calibration is an optional prior. Where a camera can set
+its exposure (``retake``), an image whose stickers clip, or that is far
+darker than the others, is taken again at another exposure and the best
+frame is read (``vision.exposure``). Both can be replaced
 while the daemon runs (the dashboard's calibration endpoint). Every scan,
 read or refused, is remembered with its frames (``scan_archive.ScanMemory``)
 for the dashboard's overlay and for keeping a refused scan on disk.
@@ -9,19 +12,23 @@ for the dashboard's overlay and for keeping a refused scan on disk.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
 import numpy as np
 
 from vision import Calibration, ScanError, ViewConfig, scan_views
+from vision.exposure import Retake, at_one_exposure, bracket
 from vision.overlay import doubtful_stickers
+from vision.sampling import sample_views
 
 from .errors import RobotError
 from .run import ScanRefused, ScanResult
 from .scan_archive import ScanMemory
 
 Frames = Callable[[], dict[str, np.ndarray]]
+log = logging.getLogger("robotd.scanner")
 
 
 class ViewScanner:
@@ -33,8 +40,9 @@ class ViewScanner:
         views: Callable[[], ViewConfig],
         calibration: Calibration | None = None,
         memory: ScanMemory | None = None,
+        retake: Retake | None = None,
     ):
-        self._frames, self._views = frames, views
+        self._frames, self._views, self._retake = frames, views, retake
         self.calibration = calibration
         self.memory = memory if memory is not None else ScanMemory()
         self._lock = threading.Lock()
@@ -45,6 +53,13 @@ class ViewScanner:
     def set_views(self, views: ViewConfig) -> None:
         with self._lock:
             self._views = lambda: views
+
+    def colours(self) -> tuple[np.ndarray, list[dict]]:
+        """The sticker colours of the cube in the rig now, in facelet order, and the re-takes that needed
+        (for a colour calibration: ``vision.calibrate``)."""
+        views = self._views()
+        taken = bracket(self._frames(), views, self._retake)
+        return at_one_exposure(sample_views(taken.images, views), views, taken.exposures), taken.retakes
 
     def scan(self) -> ScanResult:
         views = self._views()
@@ -57,7 +72,9 @@ class ViewScanner:
             )
         calibration = self.calibration if self.calibration and self.calibration.size == views.size else None
         try:
-            result = scan_views(images, views, calibration)
+            taken = bracket(images, views, self._retake)
+            images = taken.images
+            result = scan_views(images, views, calibration, taken.exposures)
         except ScanError as error:
             record = self.memory.add(
                 images, views, error.reading, doubtful_stickers(error.reading, error.stickers), str(error), calibration
@@ -69,8 +86,30 @@ class ViewScanner:
             raise ScanRefused(message, (), record.id) from error
         record = self.memory.add(images, views, result, doubtful_stickers(result), calibration=calibration)
         return ScanResult(
-            result.state, [round(float(c), 4) for c in result.confidence], record.id, list(record.doubtful)
+            result.state,
+            [round(float(c), 4) for c in result.confidence],
+            record.id,
+            list(record.doubtful),
+            list(result.warnings),
+            taken.retakes,
         )
+
+
+def camera_retake(cameras: dict) -> Retake:
+    """Exposure bracketing through the cameras' own controls (``Camera.frame_at``): a camera that fails
+    while re-taking leaves the scan to the frame it had (the failure is logged)."""
+
+    def retake(name: str, exposure: float) -> np.ndarray | None:
+        camera = cameras.get(name)
+        if camera is None:
+            return None
+        try:
+            return camera.frame_at(exposure)
+        except RobotError as error:
+            log.warning("camera '%s': no frame at %.2f times the exposure: %s", name, exposure, error)
+            return None
+
+    return retake
 
 
 def views_for_page(views: ViewConfig, sizes: dict[str, tuple[int, int]]) -> dict:

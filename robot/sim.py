@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -23,6 +23,7 @@ from vision import PRESETS, ViewConfig, default_views, render_views
 
 from .config import Section
 from .errors import RobotError
+from .rig_plan import Rig
 from .run import is_solved
 from .six_axis import SixAxisRig
 
@@ -45,22 +46,40 @@ class SimSettings:
     emergency_parser: bool = False  # avr, marlin: the stock build with EMERGENCY_PARSER
 
 
-def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") -> SimSettings:
-    """``[sim]`` (``robot.schema.sim.SimTable``) and what it must agree with: the rig and the controller."""
+def dry_run_rig(section: Section, rig: Rig) -> Rig:
+    """The six-axis rig a dry run plans, estimates and sets its motors' speed with: the times ``[sim.motors]``
+    gives (``quarter_ms``, ``half_ms``, ``settle_ms``) instead of ``[rig]``'s, so that the simulated motors
+    really take them (the host's SPEED, a G-code feed rate, the run's time-out all follow). A half turn not
+    given keeps ``[rig]``'s ratio to the quarter turn."""
+    motors = section.model.motors
+    if motors is None or not isinstance(rig, SixAxisRig):
+        return rig
+    given = motors.given()
+    quarter_s = given.get("quarter_ms", rig.quarter_turn_s * 1000) / 1000
+    half_s = given["half_ms"] / 1000 if "half_ms" in given else rig.half_turn_s * quarter_s / rig.quarter_turn_s
+    settle_s = given.get("settle_ms", rig.settle_s * 1000) / 1000
+    return replace(rig, quarter_turn_s=quarter_s, half_turn_s=half_s, settle_s=settle_s)
+
+
+def sim_settings(section: Section, rig: Rig, controller: str = "robotd") -> SimSettings:
+    """``[sim]`` (``robot.schema.sim.SimTable``) and what it must agree with: the rig and the controller.
+
+    The simulated motors take the rig's times (in a dry run ``dry_run_rig``'s: ``[sim.motors]``)."""
     table = section.model
-    motors = (
-        table.motors.given()
-        if table.motors is not None
-        else (
-            {}
-            if rig.kind != "six-axis"
-            else {
-                "quarter_ms": rig.quarter_turn_s * 1000,
-                "half_ms": rig.half_turn_s * 1000,
-                "settle_ms": rig.settle_s * 1000,
-            }
+    motors = {}
+    if isinstance(rig, SixAxisRig):
+        motors = {
+            "quarter_ms": rig.quarter_turn_s * 1000,
+            "half_ms": rig.half_turn_s * 1000,
+            "settle_ms": rig.settle_s * 1000,
+            **(table.motors.given() if table.motors is not None else {}),
+        }
+    elif table.motors is not None:
+        section.report(
+            "motors",
+            f"a flip/spin rig's simulated servos move as [controller.{controller}] servo_us_per_ms says: "
+            "leave this out",
         )
-    )
     if rig.kind == "flip-spin" and section.given("cameras"):
         section.report("cameras", "a flip/spin rig has one camera above the cube: leave this out")
     if table.firmware != "python" and controller not in AVR_CONTROLLERS:
@@ -87,6 +106,7 @@ def sim_settings(section: Section, rig: SixAxisRig, controller: str = "robotd") 
 
 
 AVR_CONTROLLERS = ("robotd", "marlin", "grblhal")  # firmware = "avr": robotd's binary, or the stock Marlin / grbl build
+PWM_CONTROLLERS = ("gpio", "pca9685")  # the host pulses the servos itself: nothing between to fail
 DEVICE_FAULTS = ("stall", "limit", "reset_after", "silent_after", "close_after")
 
 
@@ -99,6 +119,9 @@ def _check_faults(section: Section, table, controller: str) -> None:
             faults.report(
                 key, "the AVR board simulation takes frame faults only (drop, corrupt, duplicate, delay, noise)"
             )
+    elif controller in PWM_CONTROLLERS:
+        for key in table.faults.given():
+            faults.report(key, f"a {controller} controller has no line or device to inject faults in")
     elif controller == "maestro":
         for key in (k for k in given if k in ("stall", "limit")):
             faults.report(key, "a Maestro has no stall or limit switches")

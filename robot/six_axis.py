@@ -2,18 +2,21 @@
 
 A six-motor rig has one motor per face. The planner merges two consecutive
 turns of opposite faces (``U D'``) into one simultaneous command when the rig
-allows it, which is where most of a six-motor rig's speed comes from.
+allows it, which is where most of a six-motor rig's speed comes from. With
+``[rig.stepper]`` the commands are timed by the firmware's trapezoids, and
+turns overlap by ``overlap_deg`` (docs/protocol.md section 17).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from solver.puzzles.cube.geometry import FACES, OPPOSITE
 from solver.puzzles.cube.notation import format_moves, move_face, move_turns
 
 from .rig_plan import estimate_s
+from .turn_timing import stepper_seconds
 
 STEPPER_KEYS = ("steps_per_quarter", "max_rate", "accel")
 
@@ -60,6 +63,8 @@ class SixAxisRig:
     kind: str = "six-axis"
     # [rig.stepper]: per face (steps per quarter turn, top rate steps/s, accel steps/s²); None when absent
     stepper: dict[str, tuple[int, int, float]] | None = None
+    # a turn of an adjacent face starts this close to aligned (with [rig.stepper], protocol 3)
+    overlap_deg: float = 0.0
 
     def face_turn(self, move: int) -> FaceTurn:
         face = FACES[move_face(move)]
@@ -87,7 +92,11 @@ class SixAxisRig:
             seconds = max(self.turn_seconds(m) for m in group) + self.settle_s
             plan.append(MotorCommand(tuple(self.face_turn(m) for m in group), group, seconds))
             index += len(group)
-        return plan
+        if self.stepper is None:
+            return plan
+        turns = [[(t.face, t.quarter_turns) for t in c.turns] for c in plan]
+        timed = stepper_seconds(turns, self.stepper, self.overlap_deg, self.quarter_turn_s)
+        return [replace(c, seconds=s) for c, s in zip(plan, timed)]
 
     def planned_s(self, moves: Sequence[int]) -> float:
         """Motor time ``moves`` would take on this rig."""
@@ -99,6 +108,7 @@ class SixAxisRig:
             "motors": dict(self.motors),
             "direction": dict(self.direction),
             "simultaneous_opposite": self.simultaneous_opposite,
+            "overlap_deg": self.overlap_deg,
             "timing": {
                 "quarter_turn_s": self.quarter_turn_s,
                 "half_turn_s": self.half_turn_s,

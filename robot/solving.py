@@ -10,6 +10,14 @@ than the extra wait, and with the shipped network it does not
 (``bench/robot_time.py``). Every candidate,
 with its lengths, planned motor time and solve time, goes into the
 solution's details for the run record and the dashboard.
+
+The robot need not wait for a better answer: ``spliced_plan`` and
+``refine`` keep searching while it executes the first one, two-phase in the
+worker from a few commands ahead (a longer budget each round) and the
+rig-time neural A* (``solver.search.rig_astar``) over the last commands,
+and splice in any completion that saves motor time before the robot gets
+there (``solver.search.splice``); the plan's ``segments`` tell which solver
+found which moves.
 """
 
 from __future__ import annotations
@@ -19,19 +27,31 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
 import solver
 from solver.api import Solution
+from solver.puzzles.cube.cubie import CubieCube, from_facelets, to_facelets
 from solver.puzzles.cube.notation import move_length, simplify_moves
+from solver.search.rig_metric import DEFAULT_RIG_DEPTH, Commands, RigPerimeter
+from solver.search.splice import SplicedPlan, TailSearch, refine
 
 from .rig_plan import Rig
+from .worker_guard import exit_with_parent
 
 log = logging.getLogger(__name__)
+
+REFINE_BUDGETS_S = (0.15, 0.3, 0.6, 1.0)  # two-phase's budget in the refiner's successive rounds
+# Two-phase's first answer stops at this many moves: at 20 rather than its default 22 the solve takes
+# a few hundredths of a second longer and the plan about 0.4 s less motor time (bench/robot_time.py).
+FIRST_MAX_LENGTH = 20
+FIRST_ANSWER_S = 0.2  # ... but only while it takes less than this
 
 
 def _two_phase_worker_start() -> None:
     """Load the tables and solve one cube, so that the first run's solve is as quick as the later ones."""
+    exit_with_parent()  # not left running when the daemon is killed
     from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie
     from solver.puzzles.cube.notation import parse_moves
     from solver.search.twophase import prepare, solve_two_phase
@@ -40,14 +60,54 @@ def _two_phase_worker_start() -> None:
     solve_two_phase(apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'")))
 
 
-def _two_phase(state: str, budget_s: float) -> tuple[list[int] | None, float]:
-    """Runs in the worker process: two-phase moves (or None) and the seconds they took."""
+def _two_phase(state: str, budget_s: float, max_length: int) -> tuple[list[int] | None, float]:
+    """Runs in the worker process: two-phase moves (or None) and the seconds they took. Past
+    ``FIRST_ANSWER_S`` the best answer so far is taken, whatever its length."""
     from solver.puzzles.cube.cubie import from_facelets
     from solver.search.twophase import solve_two_phase
 
     start = time.perf_counter()
-    moves = solve_two_phase(from_facelets(state), budget_s)
+    cube = from_facelets(state)
+    moves = solve_two_phase(cube, min(budget_s, FIRST_ANSWER_S), max_length)
+    left = budget_s - (time.perf_counter() - start)
+    if moves is None and left > 0:  # none at all yet (a busy machine): the first of any length
+        moves = solve_two_phase(cube, left)
     return moves, time.perf_counter() - start
+
+
+def _two_phase_shortest(state: str, budget_s: float) -> list[int] | None:
+    """Runs in the worker process: the shortest two-phase solution found within the whole budget."""
+    from solver.puzzles.cube.cubie import from_facelets
+    from solver.search.twophase import solve_two_phase
+
+    return solve_two_phase(from_facelets(state), budget_s, max_length=0)
+
+
+class _TwoPhaseTail(TailSearch):
+    """Two-phase in the worker as a refiner's search, with a longer budget each round."""
+
+    name = "two-phase"
+
+    def __init__(self, worker: Callable[[], ProcessPoolExecutor], budgets: Sequence[float] = REFINE_BUDGETS_S):
+        self._worker, self._budgets = worker, list(budgets)
+        self.budget_s = self._budgets[0]
+
+    def start(self, cube: CubieCube) -> Callable[[], list[int] | None]:
+        budget = self.budget_s
+        self.budget_s = self._budgets[min(self._budgets.index(budget) + 1, len(self._budgets) - 1)]
+        try:
+            pending = self._worker().submit(_two_phase_shortest, to_facelets(cube), budget)
+        except RuntimeError:  # the worker was shut down: the plan stays as it is
+            return lambda: None
+        return lambda: _result_or_none(pending, budget + 5)
+
+
+def _result_or_none(pending: Future, timeout_s: float) -> list[int] | None:
+    try:
+        return pending.result(timeout=timeout_s)
+    except Exception as error:  # noqa: BLE001 - a refinement that fails leaves the plan as it is
+        log.warning("a two-phase refinement gave no answer (%s: %s)", type(error).__name__, error)
+        return None
 
 
 def candidate(rig: Rig, name: str, moves: list[int] | None, seconds: float) -> tuple[dict, list[int]]:
@@ -77,6 +137,9 @@ class RigSolver:
         self.settings, self.rig = settings, rig
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._rig_perimeter: RigPerimeter | None = None  # built on first use (see prepare_refiner)
+        self.rig_depth = DEFAULT_RIG_DEPTH  # commands the rig perimeter covers
+        self.first_max_length = FIRST_MAX_LENGTH
 
     @property
     def _runs_two_phase(self) -> bool:
@@ -134,6 +197,40 @@ class RigSolver:
         details["solver"] = best["solver"]
         return Solution(moves, self.settings.metric, time.perf_counter() - start, 3, True, details)
 
+    def spliced_plan(self, solution: Solution, started: Callable[[], int]) -> SplicedPlan:
+        """The rig's commands for ``solution``, to refine while the robot executes them; ``started``
+        tells how many moves the robot has begun."""
+        plan = lambda moves: [(command.moves, command.seconds) for command in self.rig.plan(moves)]  # noqa: E731
+        source = solution.details.get("solver") or ("pocket-table" if solution.puzzle == 2 else "neural-astar")
+        return SplicedPlan(solution.moves, source, plan, started)
+
+    def refine(self, state: str, plan: SplicedPlan, started_at: float, stop: threading.Event | None = None) -> None:
+        """Splice quicker completions into ``plan`` while the robot executes it (begun at ``started_at``,
+        ``time.perf_counter()``), until the robot is too near the end or ``stop`` is set; a 3x3x3 only."""
+        if len(state) != 54 or not plan.commands:
+            return
+        refine(from_facelets(state), plan, self._tail_searches(), started_at, stop)
+
+    def _tail_searches(self) -> list[TailSearch]:
+        searches: list[TailSearch] = [self._rig_tail()]
+        if self._runs_two_phase:
+            searches.insert(0, _TwoPhaseTail(self._worker))
+        return searches
+
+    def prepare_refiner(self) -> RigPerimeter:
+        """The rig's commands and their perimeter for the rig-time neural A*, made once (0.1 s at the default depth)."""
+        with self._lock:
+            if self._rig_perimeter is None:
+                self._rig_perimeter = RigPerimeter(Commands.of_rig(self.rig.planned_s), self.rig_depth)
+            return self._rig_perimeter
+
+    def _rig_tail(self) -> TailSearch:
+        from solver.search.heuristic import load_heuristic
+        from solver.search.rig_astar import RigTail
+
+        perimeter = self.prepare_refiner()
+        return RigTail(perimeter.commands, perimeter, load_heuristic())
+
     def _search_options(self) -> dict:
         options = {
             "weight": self.settings.solve_weight,
@@ -145,7 +242,7 @@ class RigSolver:
     def _start_two_phase(self, state: str) -> Future | None:
         if not self._runs_two_phase:
             return None
-        return self._worker().submit(_two_phase, state, self.settings.fallback_budget_s)
+        return self._worker().submit(_two_phase, state, self.settings.fallback_budget_s, self.first_max_length)
 
     def _await(self, pending: Future) -> tuple[list[int] | None, float]:
         """The worker's answer; a worker that died or hangs counts as no answer (A*'s stands)."""

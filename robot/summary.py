@@ -39,7 +39,7 @@ def format_summary(summary: dict) -> str:
     if summary.get("actual_s") is not None:
         lines.append(f"motor time: {summary['actual_s']:.2f} s (estimated {summary.get('estimated_s') or 0:.2f} s)")
     if summary.get("host_overhead_s") is not None:
-        lines.append(f"host time : {summary['host_overhead_s']:.3f} s (everything but motor time)")
+        lines.append(f"host time : {summary['host_overhead_s']:.3f} s (measured: the run's wall time less execution)")
     lines += _read_back_lines(summary.get("read_back"))
     if summary.get("link"):
         link = summary["link"]

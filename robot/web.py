@@ -30,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from .config import Section
 from .errors import RobotError
 from .history import OUTCOMES
+from .web_calibration import calibration_routes
 from .web_guard import INTENT_HEADER, LOOPBACK_HOSTS, RequestGuard
 from .web_models import (
     BAD_BODY,
@@ -53,6 +54,7 @@ from .web_models import (
     refusals,
     rig_refusals,
 )
+from .web_palette import palette_routes
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -425,6 +427,8 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
             gone.cancel()
             broadcaster.clients.discard(client)
 
+    app.include_router(calibration_routes(daemon, require_key))
+    app.include_router(palette_routes(daemon, require_key))
     refuse_other_methods(app)
     if STATIC_DIR.is_dir():
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="page")

@@ -9,6 +9,9 @@
   own or one of ``[web] cors_origins``. A WebSocket handshake from another origin is refused too.
 - Size: a body over ``max_body_bytes`` gets 413 before it is read: by its Content-Length, or counted
   as it arrives when it has none (chunked).
+- Framing: every response says that no page of another origin may show it in a frame
+  (``Content-Security-Policy: frame-ancestors 'self'``, and ``X-Frame-Options: DENY`` for browsers too old
+  for the former), so a page elsewhere cannot lay the dashboard under its own clicks.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 INTENT_HEADER = "X-Robotd"
+FRAMING_HEADERS = ((b"content-security-policy", b"frame-ancestors 'self'"), (b"x-frame-options", b"DENY"))
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 _HOST = re.compile(r"(?:\[(?P<ipv6>[^\]]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::(?P<port>\d{1,5}))?")
@@ -84,6 +88,8 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        if scope["type"] == "http":
+            send = _not_framed(send)
         try:
             self.check_host(headers)
             if scope["type"] == "websocket" or scope["method"] in STATE_CHANGING:
@@ -145,6 +151,19 @@ class RequestGuard:
 
     def too_large(self, what: str) -> Refused:
         return Refused(413, f"{what}: the limit is {self.max_body_bytes:,} bytes ([web] max_body_bytes)")
+
+
+def _not_framed(send: Send) -> Send:
+    """``send`` adding ``FRAMING_HEADERS`` to the response's headers (those it does not set itself)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            present = {name.lower() for name, _ in message.get("headers", [])}
+            added = [(name, value) for name, value in FRAMING_HEADERS if name not in present]
+            message = {**message, "headers": [*message.get("headers", []), *added]}
+        await send(message)
+
+    return sending
 
 
 def _is_address(host: str) -> bool:

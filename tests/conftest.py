@@ -1,7 +1,34 @@
+import contextlib
+import os
+import signal
+import sys
+
 import pytest
 
 import devices
+import processes
 from firmware_interface import RigLink
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_processes_left_behind():
+    """Every process the tests started has ended when they finish (set up first, so checked last): one still
+    running would outlive pytest as an orphan. Orphans of processes a test killed are handed to pytest, so they
+    count too. Those that do not end within a few seconds are killed and named."""
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    processes.adopt_orphans()
+    yield
+    stuck = processes.wait_gone(processes.left_behind(), timeout_s=10)
+    if stuck:
+        commands = processes.children()
+        for pid in stuck:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        pytest.fail(
+            "processes the tests left running (now killed): " + "; ".join(commands.get(pid, str(pid)) for pid in stuck)
+        )
 
 
 @pytest.fixture(autouse=True, scope="session")

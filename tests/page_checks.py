@@ -147,3 +147,14 @@ OVERLAPS = r"""(selectors) => {
   }
   return hits;
 }"""
+
+
+def drag_by(page, handle, dx: float, dy: float) -> None:
+    """Drag ``handle`` (a locator) by ``dx``, ``dy`` CSS pixels with the mouse, in a few steps."""
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y + dy, steps=4)
+    page.mouse.up()

@@ -172,20 +172,36 @@ def calibrating_daemon(tmp_path, turn_s=0.0, views_file="views.toml", **store_op
     cameras = {name: FrameCamera(name) for name in views.images}
     scanner = ViewScanner(lambda: {name: camera.frame() for name, camera in cameras.items()}, lambda: views)
     store = CalibrationStore(scanner, cameras, files, busy=lambda: plain.runner.busy, **store_options)
+    return store_daemon(plain.runner, plain.history, plain.bus, plain.rig, store, plain.simulation)
+
+
+def store_daemon(runner, history, bus, rig, store, simulation=None):
+    """A daemon whose calibration is ``store`` (a ``CalibrationStore``, kept as ``daemon.store``) on its cameras."""
     daemon = Daemon(
-        runner=plain.runner,
-        history=plain.history,
-        bus=plain.bus,
-        rig=plain.rig,
-        cameras=cameras,
-        link_status=plain.link_status,
-        simulation=plain.simulation,
+        runner=runner,
+        history=history,
+        bus=bus,
+        rig=rig,
+        cameras=store.cameras,
+        link_status=lambda: {"connected": True},
+        simulation=simulation,
         calibration=store.page,
         set_calibration=store.update,
         check_calibration=store.check,
+        check_solved=store.check_solved,
+        save_top_face=store.save_top_face,
+        scans=store.scanner.memory,
     )
     daemon.store = store
     return daemon
+
+
+def wait_for(condition, timeout_s: float = 20.0) -> None:
+    """Until ``condition()`` holds; failing after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.002)
 
 
 def wait_done(daemon, timeout=20):

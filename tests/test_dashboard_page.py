@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from starlette.responses import PlainTextResponse
 
 import solver
-from page_checks import CONTRAST, OVERLAPS, chromium_path
+from page_checks import CONTRAST, OVERLAPS, chromium_path, drag_by
 from robot.daemon import Daemon
 from robot.errors import RobotError
 from robot.motion import parse_jog
@@ -754,12 +754,7 @@ def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
     page.fill("#corner-0-0-y", "70")
     handle = page.locator('g.quad[data-face="R"] circle.quad-corner').nth(2)  # drag R's third corner
     start = [float(page.input_value(f"#corner-1-2-{axis}")) for axis in "xy"]
-    handle.scroll_into_view_if_needed()
-    box = handle.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(box["x"] + box["width"] / 2 - 20, box["y"] + box["height"] / 2 - 10, steps=4)
-    page.mouse.up()
+    drag_by(page, handle, -20, -10)
     dragged = [float(page.input_value(f"#corner-1-2-{axis}")) for axis in "xy"]
     assert dragged[0] < start[0] and dragged[1] < start[1]
     page.click("#references-add")

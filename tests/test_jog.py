@@ -17,7 +17,7 @@ from robot.history import History
 from robot.motion import describe_fault
 from robot.rig import rig_from_config
 from robot.run import Runner, RunSettings
-from robot_doubles import FAST_RIG, FLIP_SPIN
+from robot_doubles import FAST_RIG, FLIP_SPIN, wait_for
 from solver.puzzles.cube.geometry import cube_rotation_permutation
 
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
@@ -166,12 +166,27 @@ def test_hold_turn_release_turns_the_bottom_layer(build):
     assert (pose["spinner"], pose["cover"]) == (1, "open")  # the next run plans from where the servos are
 
 
+# Servos that reach each end-point within one cycle of the simulator (its horns move by wall-clock time; a flip
+# is 400 µs, a quarter spin 500 µs), and a link that waits out a simulator thread starved by busy threads: the
+# cube's turns then do not depend on how the threads are scheduled.
+STEADY_FLIP_SPIN = FLIP_SPIN.replace("servo_us_per_ms = 40.0", "servo_us_per_ms = 1000.0") + (
+    "[controller.maestro.timing]\nreply_timeout = 0.5\nsilence = 5.0\n"
+)
+
+
+def servos_at_rest(simulated) -> bool:
+    """Every powered horn of the simulated Maestro has reached its pulse's target (the mechanism has seen it)."""
+    info = simulated.info()
+    return all(target == 0 or horn * 4 == target for target, horn in zip(info["targets"], info["horns"]))
+
+
 def test_spin_and_flip_turn_the_whole_cube(build):
-    built = build(rig=FLIP_SPIN)
+    built = build(rig=STEADY_FLIP_SPIN)
     cube = built.simulation.firmware
     for command, axis in (("spin-1", "D"), ("flip", "R")):
         before = cube.cube
         built.daemon.jog(command)
+        wait_for(lambda: servos_at_rest(cube))
         turns = 3 if command == "spin-1" else 1  # spin-1 is a quarter counter-clockwise seen from below
         permutation = cube_rotation_permutation(axis, 3)
         for _ in range(turns):

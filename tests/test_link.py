@@ -69,7 +69,7 @@ def turns_of(sim):
 def test_handshake(port, connect):
     link = connect(port, enable=False)
     info = link.info
-    assert info["protocol"] in (1, 2) and info["rig"] == "six-axis" and info["motors"] == list("URFDLB")
+    assert info["protocol"] in (1, 2, 3) and info["rig"] == "six-axis" and info["motors"] == list("URFDLB")
     assert len(info["boot_id"]) == 8 and info["window"] >= 1 and info["queue"] >= 1
     assert link.status()["healthy"]
 
@@ -199,10 +199,10 @@ def test_handshake_with_a_board_that_resets_on_open(connect):
 
 
 def test_unknown_protocol_version_is_a_clear_error():
-    sim = start(protocol=3, min_protocol=3)
+    sim = start(protocol=4, min_protocol=4)
     try:
         with RigLink(sim.path) as link:
-            with pytest.raises(ProtocolVersionError, match="protocol version 3.*speaks versions 1 to 2"):
+            with pytest.raises(ProtocolVersionError, match="protocol version 4.*speaks versions 1 to 3"):
                 link.connect()
     finally:
         sim.stop()

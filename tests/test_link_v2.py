@@ -72,7 +72,7 @@ def test_v2_handshake_fields(sims, connect):
     sim = sims()
     link = connect(sim.path, enable=False)
     info = link.info
-    assert info["protocol"] == 2 and info["plan"] == 16 and info["rate"] == 40000 and info["queue"] == 16
+    assert info["protocol"] == 3 and info["plan"] == 16 and info["rate"] == 40000 and info["queue"] == 16
     big = sims(queue=64)
     assert connect(big.path, enable=False).info["plan"] == 48
 
@@ -88,7 +88,7 @@ def test_v2_host_falls_back_to_a_v1_only_device(sims, connect, tmp_path):
     assert [r["mid"] for r in results] == [s.mid for s in turns_of(sim)]
     assert sim.cube == apply(SOLVED, notation)
     text = trace.read_text()
-    assert "HELLO proto=2" in text and "HELLO proto=1" in text and " PLAN " not in text
+    assert "HELLO proto=3" in text and "HELLO proto=1" in text and " PLAN " not in text
     assert len(sent_frames(trace, "TURN")) + len(sent_frames(trace, "PAIR")) == 12
     for call in (lambda: link.setup_motor("U", 400, 8000, 200000), lambda: link.jog({"U": 10})):
         with pytest.raises(ConfigError, match="needs protocol version 2.*version-1 session"):
@@ -214,12 +214,12 @@ def test_motor_setup_changes_the_turn_time(sims, connect):
     link = connect(sim.path)
     assert _turn_time(link, "R") < 0.15  # MotorTiming: 2 ms
     link.setup_motor("R", steps=200, rate=1000, accel=10000, direction=-1).wait(5)
-    assert sim.info()["motor_setup"]["R"] == (200, 1000, 100, -1)
+    assert sim.info()["motor_setup"]["R"] == (200, 1000, 100, -1, 0)  # version 3: overlap=0
     slow = _turn_time(link, "R")  # 200/1000 + 1000/10000 = 0.3 s
     assert 0.28 <= slow < 1.0
     assert _turn_time(link, "L") < 0.15  # other motors unchanged
     link.setup_motor("U", 400, 8000, 150).wait(5)  # 150 steps/s² → 2 hundreds
-    assert sim.info()["motor_setup"]["U"] == (400, 8000, 2, 1)
+    assert sim.info()["motor_setup"]["U"] == (400, 8000, 2, 1, 0)
     assert sim.cube == apply(SOLVED, "R R L")
 
 
@@ -328,7 +328,7 @@ def test_rig_stepper_config_is_read_and_checked(tmp_path):
             _rig(tmp_path, text)
 
 
-@pytest.mark.parametrize("protocol", [1, 2])
+@pytest.mark.parametrize("protocol", [1, 2, 3])
 def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_path, protocol):
     from robot.motion import LinkMotion
     from solver.puzzles.cube.notation import parse_moves
@@ -347,9 +347,11 @@ def test_link_motion_sets_motors_up_and_applies_the_direction_once(sims, tmp_pat
     finally:
         link.close()
     setup = sim.info()["motor_setup"]
-    if protocol == 2:  # the firmware reverses R (the simulator's cube sees face turns as sent)
+    if protocol >= 2:  # the firmware reverses R (the simulator's cube sees face turns as sent)
         assert motion.device_direction
-        assert setup["R"] == (800, 30000, 20000, -1) and setup["U"] == (400, 30000, 20000, 1)
+        # version 3: overlap= from the default overlap_deg, 15°: 133 of 800 steps, 66 of 400
+        overlap = ((133,), (66,)) if protocol == 3 else ((), ())
+        assert setup["R"] == (800, 30000, 20000, -1, *overlap[0]) and setup["U"] == (400, 30000, 20000, 1, *overlap[1])
         assert sim.cube == apply(SOLVED, "R U D' F2 R'") and len(sent_frames(trace, "PLAN")) == 2
         assert [args[1:] for args in sent_frames(trace, "SPEED")] == [["50"]]
     else:  # the host flips R's turns; a version-1 device knows nothing of it

@@ -168,7 +168,7 @@ def test_a_keeper_that_fails_does_not_hide_the_scan_error(tmp_path):
 def test_a_vision_failure_is_kept_like_a_refused_scan(tmp_path, frames, monkeypatch):
     views, clear, _ = frames
 
-    def broken(images, config, calibration=None):
+    def broken(images, config, calibration=None, exposures=None):
         raise ValueError("Probabilities contain NaN")
 
     monkeypatch.setattr("robot.scanner.scan_views", broken)

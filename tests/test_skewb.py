@@ -36,6 +36,7 @@ def test_counts_god_number_numbering_and_moves(table):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # about 60 s on 2 shared cores: over half the default limit
 def test_distribution_matches_a_facelet_bfs(table):
     assert facelet_layers(SKEWB) == table.counts
 

@@ -176,6 +176,7 @@ def observable_state(base: str) -> tuple:
     return [run["id"] for run in runs], cube, requests.get(f"{base}/api/calibration", timeout=30).json()
 
 
+@pytest.mark.timeout(300)  # about 70 s with starting robotd, on 2 shared cores: over half the default limit
 def test_every_operation_fuzzed_answers_without_server_errors_as_documented(robotd, schema, modes):
     fuzzer = Fuzzer(robotd, {"X-Robotd": "1", "Origin": robotd})
     names = cameras(robotd)

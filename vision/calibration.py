@@ -4,15 +4,19 @@ Scanning a solved cube in the rig records what each of the six colours
 looks like under that rig's light and camera (the *palette*), and, per
 sticker position, how much brighter or darker that spot of the image is
 than the rest of its face (*position gains*, which cancel vignetting and
-uneven light). The classifier uses both as a prior: position gains are
-divided out before anything else, and the palette pulls the adaptive colour
-references towards the calibrated colours. A scan without calibration works
-the same way, just without that help.
+uneven light). The scatter of each colour's stickers (*spread*, CIELAB) is kept too. The
+classifier uses all three as a prior: position gains are divided out before
+anything else, the palette pulls the adaptive colour references towards the
+calibrated colours (their lightness relative to each other included, which
+is what tells a dim red from orange), and no colour is judged tighter than
+its calibrated spread. A scan without calibration works the same way, just
+without that help.
 
 File format (JSON)::
 
     {"size": 3,
      "palette": {"U": [r, g, b], "R": [...], ...},     # sRGB 0..255 per face colour
+     "spread": {"U": [L, a, b], ...},                  # optional: CIELAB scatter per face colour
      "position_gains": [g, ...] | null}                # one per facelet, linear light
 
 Unknown keys are an error.
@@ -31,9 +35,11 @@ from solver.puzzles.cube.geometry import FACES, OPPOSITE
 from .errors import ScanError
 from .lab import linear_to_lab, linear_to_srgb, luminance, srgb_to_linear
 
-_KEYS = {"size", "palette", "position_gains"}
+_KEYS = {"size", "palette", "spread", "position_gains"}
 _GAIN_RANGE = (0.2, 5.0)
 MAX_FACE_SPREAD = 30.0  # CIELAB distance of a sticker from its face's mean on a solved cube
+SPREAD_RANGE = (0.5, 30.0)  # CIELAB units: one 8-bit step .. MAX_FACE_SPREAD
+MAD_TO_SIGMA = 1.4826
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class Calibration:
     size: int
     palette: np.ndarray  # (6, 3) sRGB, rows in face order U R F D L B
     position_gains: np.ndarray | None = None  # (6 n^2,) brightness gains, mean 1 over each face
+    spread: np.ndarray | None = None  # (6, 3) CIELAB scatter of each colour's stickers, rows as palette
 
     @property
     def palette_linear(self) -> np.ndarray:
@@ -60,30 +67,42 @@ class Calibration:
 
     def to_json(self) -> dict:
         gains = None if self.position_gains is None else np.round(self.position_gains, 5).tolist()
-        return {
+        out = {
             "size": self.size,
             "palette": {f: np.round(self.palette[k], 2).tolist() for k, f in enumerate(FACES)},
             "position_gains": gains,
         }
+        if self.spread is not None:
+            out["spread"] = {f: np.round(self.spread[k], 3).tolist() for k, f in enumerate(FACES)}
+        return out
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
 
 
-def calibrate(rgb: np.ndarray | list, per_position: bool = True) -> Calibration:
+def calibrate(rgb: np.ndarray | list, per_position: bool = True, state: str | None = None) -> Calibration:
     """Build a calibration from the sticker colours of a *solved* cube, in facelet order.
 
     ``rgb``: (54, 3) or (24, 3) sRGB 0..255, as sampled by the rig. Every face
     must show one colour; a face whose stickers differ much is reported.
+    ``state``: the face letters of a cube that is not solved, as read; its
+    colours are grouped by letter instead, and no position gains are kept
+    (a position shows one colour only on a solved cube).
     """
     rgb = check_rgb(rgb)
     size = 3 if len(rgb) == 54 else 2
     per_face = size * size
-    linear = srgb_to_linear(rgb).reshape(6, per_face, 3)
+    if state is None:
+        order = np.arange(len(rgb))
+    else:
+        if len(state) != len(rgb) or sorted(state) != sorted(FACES * per_face):
+            raise ScanError(f"calibration: the state must give each of U R F D L B {per_face} times")
+        order = np.argsort([FACES.index(c) for c in state], kind="stable")
+    linear = srgb_to_linear(rgb)[order].reshape(6, per_face, 3)
     face_mean = linear.mean(axis=1)
     lab = linear_to_lab(linear)
     spread = np.linalg.norm(lab - linear_to_lab(face_mean)[:, None, :], axis=2)
-    for k, face in enumerate(FACES):
+    for k, face in enumerate(FACES if state is None else ()):  # a read cube's colours sit under every face's light
         worst = int(np.argmax(spread[k]))
         if spread[k, worst] > MAX_FACE_SPREAD:
             raise ScanError(
@@ -91,10 +110,12 @@ def calibrate(rgb: np.ndarray | list, per_position: bool = True) -> Calibration:
                 f"the rest of face {face} by {spread[k, worst]:.0f} CIELAB units"
             )
     gains = None
-    if per_position:  # brightness only: a dark channel's ratio (blue of yellow) would be noise
+    if per_position and state is None:  # brightness only: a dark channel's ratio (blue of yellow) would be noise
         brightness = luminance(linear)
         gains = np.clip((brightness / np.maximum(brightness.mean(axis=1, keepdims=True), 1e-6)).ravel(), *_GAIN_RANGE)
-    return Calibration(size, linear_to_srgb(face_mean), gains)
+    centre = np.median(lab, axis=1, keepdims=True)
+    scatter = np.clip(np.median(np.abs(lab - centre), axis=1) * MAD_TO_SIGMA, *SPREAD_RANGE)
+    return Calibration(size, linear_to_srgb(face_mean), gains, scatter)
 
 
 def check_rgb(rgb) -> np.ndarray:
@@ -152,15 +173,7 @@ def calibration_from_json(data: dict, where: str = "calibration") -> Calibration
     size = data.get("size")
     if size not in (2, 3):
         raise ScanError(f"{where}: 'size' must be 2 or 3, got {size!r}")
-    palette = data.get("palette")
-    if not isinstance(palette, dict) or sorted(palette) != sorted(FACES):
-        raise ScanError(f"{where}: 'palette' must map each of U R F D L B to [r, g, b]")
-    try:
-        rows = np.array([[float(v) for v in palette[f]] for f in FACES])
-    except (TypeError, ValueError):
-        raise ScanError(f"{where}: 'palette' values must be [r, g, b] numbers") from None
-    if rows.shape != (6, 3) or not np.all((rows >= 0) & (rows <= 255)):
-        raise ScanError(f"{where}: 'palette' values must be [r, g, b] with each number in 0..255")
+    rows = _per_face(data.get("palette"), where, "palette", "[r, g, b]", (0, 255))
     gains = data.get("position_gains")
     if gains is not None:
         try:
@@ -172,4 +185,20 @@ def calibration_from_json(data: dict, where: str = "calibration") -> Calibration
                 f"{where}: 'position_gains' must hold {6 * size * size} numbers "
                 f"between {_GAIN_RANGE[0]} and {_GAIN_RANGE[1]}"
             )
-    return Calibration(size, rows, gains)
+    spread = data.get("spread")
+    spread = None if spread is None else _per_face(spread, where, "spread", "[L, a, b]", SPREAD_RANGE)
+    return Calibration(size, rows, gains, spread)
+
+
+def _per_face(value, where: str, key: str, what: str, bounds: tuple[float, float]) -> np.ndarray:
+    """(6, 3) rows in face order from a JSON object mapping each face to three numbers within ``bounds``."""
+    if not isinstance(value, dict) or sorted(value) != sorted(FACES):
+        raise ScanError(f"{where}: '{key}' must map each of U R F D L B to {what}")
+    try:
+        rows = np.array([[float(v) for v in value[f]] for f in FACES])
+    except (TypeError, ValueError):
+        raise ScanError(f"{where}: '{key}' values must be {what} numbers") from None
+    low, high = bounds
+    if rows.shape != (6, 3) or not np.all((rows >= low) & (rows <= high)):
+        raise ScanError(f"{where}: '{key}' values must be {what} with each number in {low:g}..{high:g}")
+    return rows

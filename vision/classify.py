@@ -49,6 +49,7 @@ MAX_CUBE_GAP = 20.0  # nats the best real cube may cost above the same colours w
 LIGHT_STEP = 2**0.5  # a face lit more than half a stop unlike the rest is read again with its light undone
 LIGHT_DOUBT = 0.5  # confidence, at most, of a sticker whose reading changes with one face's light
 TURN_MARGIN = 10.0  # nats by which one turned-back face must beat every other to be believed
+MAX_DRIFT = 8.0  # chromaticity distance (percent of r, g) from the calibrated colour: the calibration is stale
 
 
 def classify(rgb, calibration: Calibration | None = None) -> Classification:
@@ -56,9 +57,11 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
 
     ``rgb``: 54 (3x3x3) or 24 (2x2x2) sRGB triples 0..255 in facelet order
     (U R F D L B, each face in net reading order). ``calibration``: an
-    optional prior (``vision.calibration``). Raises ``ScanError`` for bad
-    input or when the colours cannot be read for sure, naming the stickers
-    in doubt and the colours competing for them.
+    optional prior (``vision.calibration``), trusted while the colours lie
+    within ``MAX_DRIFT`` of it (``drift``) and set aside, with a warning to
+    calibrate again, beyond (``_combined``). Raises
+    ``ScanError`` for bad input or when the colours cannot be read for
+    sure, naming the stickers in doubt and the colours competing for them.
     """
     rgb = check_rgb(rgb)
     if not np.all(np.isfinite(rgb)) or np.any((rgb < 0) | (rgb > 255)):
@@ -72,6 +75,12 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
             f"the calibration is for a {calibration.size}x{calibration.size}x{calibration.size} "
             f"but the scan has {len(rgb)} stickers"
         )
+    if calibration is None:
+        return _classified(rgb, None)
+    return _combined(rgb, calibration)
+
+
+def _classified(rgb: np.ndarray, calibration: Calibration | None) -> Classification:
     try:
         fit, gap = _read(rgb, calibration)
         if gap <= MAX_CUBE_GAP:
@@ -80,6 +89,78 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
         return _turned_back(rgb, calibration, fit)
     except ScanError as error:
         raise _with_exposure_advice(error, rgb) from None
+
+
+def _drift(rgb: np.ndarray, calibration: Calibration, state: str) -> float:
+    return Reader(rgb, calibration).palette_drift(np.array([FACES.index(c) for c in state]))
+
+
+def _drift_advice(drift: float) -> str:
+    return (
+        f"the colours seen differ from the colour calibration by up to {drift:.0f} points of chromaticity "
+        f"(more than {MAX_DRIFT:.0f}): the light or the camera has changed since it was made; calibrate "
+        "again with a solved cube"
+    )
+
+
+def _with_drift_advice(error: ScanError, rgb: np.ndarray, calibration: Calibration) -> ScanError:
+    """A refusal, told to calibrate again when its best reading's colours have drifted from the calibration."""
+    if error.reading is None:
+        return error
+    drift = _drift(rgb, calibration, error.reading.state)
+    if drift <= MAX_DRIFT:
+        return error
+    return ScanError(f"{str(error).rstrip('.')}; {_drift_advice(drift)}", error.stickers, error.reading)
+
+
+def _combined(rgb: np.ndarray, calibration: Calibration) -> Classification:
+    """The scan read with the calibration while it holds, and without it once the colours have drifted.
+
+    The calibration decides: its refusal stands (told to calibrate again when
+    its colours have drifted), because it is what tells red from orange by
+    lightness where the plain reading cannot (a plain reading taken where the
+    calibrated one refuses was wrong more often than right,
+    bench/vision_lightness_pair.py). A reading beyond ``MAX_DRIFT`` is made
+    again without it and warned to calibrate again, or refused when the two
+    readings differ.
+    """
+    calibrated = _attempt(rgb, calibration)
+    if isinstance(calibrated, ScanError):
+        raise _with_drift_advice(calibrated, rgb, calibration)
+    drift = _drift(rgb, calibration, calibrated.state)
+    if drift <= MAX_DRIFT:
+        return replace(calibrated, drift=drift)
+    plain = _attempt(rgb, None)
+    if isinstance(plain, ScanError):
+        raise ScanError(f"{_drift_advice(drift)}; without it: {plain}", plain.stickers, calibrated)
+    if plain.state != calibrated.state:
+        size = 3 if len(rgb) == 54 else 2
+        differ = tuple(sticker_name(i, size) for i, (a, b) in enumerate(zip(plain.state, calibrated.state)) if a != b)
+        raise ScanError(
+            f"{_drift_advice(drift)}; with and without it the cube reads differently at {', '.join(differ)}",
+            differ,
+            calibrated,
+        )
+    return _with_drift(rgb, calibration, plain, drift)
+
+
+def _attempt(rgb: np.ndarray, calibration: Calibration | None) -> Classification | ScanError:
+    try:
+        return _classified(rgb, calibration)
+    except ScanError as error:
+        return error
+
+
+def _with_drift(
+    rgb: np.ndarray, calibration: Calibration, plain: Classification, drift: float | None = None
+) -> Classification:
+    """A reading made without the calibration, with how far its colours lie from it, warned beyond ``MAX_DRIFT``."""
+    drift = _drift(rgb, calibration, plain.state) if drift is None else drift
+    if drift <= MAX_DRIFT:
+        return replace(plain, drift=drift)
+    return replace(
+        plain, drift=drift, warnings=(*plain.warnings, f"{_drift_advice(drift)}; this scan was read without it")
+    )
 
 
 def forms_a_cube(rgb, calibration: Calibration | None = None) -> bool:

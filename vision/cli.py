@@ -5,10 +5,12 @@
         [--size N] [--json] [--overlay OUT.png]
     python -m vision scan --views RIG.toml --image ufr=a.png --image dlb=b.png [--json] [--overlay OUT.png]
     python -m vision render --state S --view RIG[:IMAGE] --light PRESET -o out.png [--seed N]
-    python -m vision calibrate (--rgb FILE.json | --faces ... | --views ... --image ...) -o CAL.json
+    python -m vision calibrate (--rgb FILE.json | --faces ... | --views RIG.toml --image ...) [-o CAL.json]
 
-Errors print one ``error: ...`` line and exit with status 2. ``--overlay`` draws what the scan saw
-(``vision.overlay``), also for a scan that is refused once the faces were found.
+``calibrate --views RIG.toml`` keeps the palette next to the view config (``RIG.palette.json``),
+and ``scan --views RIG.toml`` reads it by itself. Errors print one ``error: ...`` line and exit with
+status 2. ``--overlay`` draws what the scan saw (``vision.overlay``), also for a scan that is refused
+once the faces were found.
 """
 
 from __future__ import annotations
@@ -77,13 +79,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rgb", metavar="FILE.json", help="sticker colours of the solved cube, as for classify")
     _image_inputs(p, required=False)
     p.add_argument("--no-positions", action="store_true", help="store per-colour references only")
-    p.add_argument("-o", "--output", required=True, metavar="CAL.json")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="CAL.json",
+        help="where to write it (default with --views: the palette file next to the view config, "
+        "RIG.palette.json, which `scan --views RIG.toml` then reads by itself)",
+    )
     return parser
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the state, confidences and repaired stickers as JSON")
-    p.add_argument("--calibration", metavar="CAL.json", help="colour reference from `calibrate` (optional)")
+    p.add_argument(
+        "--calibration",
+        metavar="CAL.json",
+        help="colour reference from `calibrate` (optional; with --views, RIG.palette.json next to it is read "
+        "when it exists)",
+    )
 
 
 def _image_inputs(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -163,6 +176,8 @@ def _write_overlay(path: str, image: np.ndarray) -> None:
 
 def _print_result(result, as_json: bool) -> None:
     print(json.dumps(result.as_dict()) if as_json else result.state)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def _render(args: argparse.Namespace) -> None:
@@ -189,16 +204,35 @@ def _run(args: argparse.Namespace) -> int:
         _render(args)
         return 0
     if args.command == "calibrate":
+        output = args.output or (palette_path(args.views) if args.views else None)
+        if output is None:
+            raise ScanError("say where to write the calibration: -o CAL.json (or give --views)")
         colours = _read_rgb(args.rgb) if args.rgb else sample_views(*_images_and_views(args))
-        calibrate(colours, per_position=not args.no_positions).save(args.output)
-        print(args.output)
+        calibrate(colours, per_position=not args.no_positions).save(output)
+        print(output)
         return 0
-    calibration = load_calibration(args.calibration) if args.calibration else None
+    calibration = _calibration_for(args)
     if args.command == "scan":
         _scan(args, calibration)
     else:
         _print_result(classify(_read_rgb(args.rgb), calibration), args.json)
     return 0
+
+
+def palette_path(views: str | Path) -> Path:
+    """The palette file kept next to a view config: ``rig.toml`` -> ``rig.palette.json``."""
+    views = Path(views)
+    return views.with_name(f"{views.stem}.palette.json")
+
+
+def _calibration_for(args: argparse.Namespace) -> Calibration | None:
+    """``--calibration``, else with ``--views`` the palette kept next to the view config, else none."""
+    if args.calibration:
+        return load_calibration(args.calibration)
+    views = getattr(args, "views", None)
+    if views and palette_path(views).is_file():
+        return load_calibration(palette_path(views))
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

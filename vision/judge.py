@@ -55,6 +55,8 @@ class Classification:
     confidence: np.ndarray
     repaired: tuple[str, ...] = ()
     turned: dict[str, int] = field(default_factory=dict)
+    drift: float | None = None  # with a calibration: how far the colours seen lie from it (chromaticity)
+    warnings: tuple[str, ...] = ()  # e.g. calibrate again
 
     @property
     def size(self) -> int:
@@ -67,6 +69,8 @@ class Classification:
             "min_confidence": round(float(self.confidence.min()), 4),
             "repaired": list(self.repaired),
             "turned": dict(self.turned),
+            "drift": None if self.drift is None else round(self.drift, 2),
+            "warnings": list(self.warnings),
         }
 
 

@@ -39,6 +39,7 @@ SPREAD_PRIOR = 1.0  # the median colour's scatter counts as this many stickers
 MAX_PASSES = 6
 SATURATED = 245.0  # sRGB level from which a channel counts as at or near the sensor's ceiling
 PRIOR_WEIGHT = 3.0  # the calibrated colour counts as this many stickers
+SPREAD_FLOOR = 1.0  # no colour is judged tighter than this share of its calibrated scatter
 FACE_GAIN_RANGE = (0.2, 5.0)
 GAIN_OUTLIER_LOG = 0.4  # log brightness ratio beyond which a sticker stops bending its face's light
 SLOPE_RIDGE = {2: 2.0, 3: 1.0}  # how firmly a face's light is kept flat (per size)
@@ -190,7 +191,9 @@ def _gain_fit(size: int) -> np.ndarray:
     return design @ np.linalg.solve(design.T @ design + ridge, design.T)
 
 
-def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.ndarray) -> np.ndarray:
+def _face_gains(
+    linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.ndarray, expected: np.ndarray | None = None
+) -> np.ndarray:
     """Brightness gain of each sticker's spot: a plane in log luminance per face.
 
     Faces get different light (one lamp, two cameras) and light falls off
@@ -201,10 +204,12 @@ def _face_gains(linear: np.ndarray, labels: np.ndarray, size: int, clipped: np.n
     counts only as much as one moderately off. A sticker clipped in every
     channel (an overexposed white or cream) shows nothing of its face's
     light: it neither bends the plane nor is relit by it (gain 1), so two
-    such colours keep the few levels that tell them apart.
+    such colours keep the few levels that tell them apart. ``expected``:
+    each colour's luminance (a calibration's); by default the median of
+    its stickers.
     """
     y = luminance(linear)
-    expected = _medians(y, labels)[labels]
+    expected = (_medians(y, labels) if expected is None else expected)[labels]
     log_ratio = np.log(np.maximum(y, 1e-6) / np.maximum(expected, 1e-6)).reshape(6, size * size)
     clipped = clipped.reshape(6, size * size)
     typical = small_median(log_ratio, axis=1, keepdims=True)
@@ -228,10 +233,13 @@ class Reader:
         linear = srgb_to_linear(rgb)
         self.clipped = np.asarray(rgb).min(axis=1) >= SATURATED
         self.prior_linear: np.ndarray | None
+        self.prior_spread: np.ndarray | None = None
         if calibration is not None:
             linear = calibration.flatten(linear)
             target = calibration.palette_linear.mean(axis=0)
             self.prior_linear = calibration.palette_linear
+            if calibration.spread is not None:
+                self.prior_spread = calibration.spread * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
         else:
             target = srgb_to_linear(TYPICAL_STICKERS_SRGB).mean(axis=0)
             self.prior_linear = None
@@ -241,7 +249,7 @@ class Reader:
         self.linear = self.linear0
         self.features = _features(self.linear)
         self.spread = np.full((6, 3), CHROMA_SIGMA)
-        self.prior_match = None  # prior palette row for each face, once known
+        self.prior_match: np.ndarray | None = None  # prior palette row for each face, once known
 
     def solve(self, refs: np.ndarray) -> tuple[Solution, np.ndarray, np.ndarray]:
         cost, d2 = costs(self.features, refs, self.spread)
@@ -249,13 +257,15 @@ class Reader:
 
     def update(self, labels: np.ndarray) -> np.ndarray:
         """New references (and face gains, spread) from a labelling."""
-        gains = _face_gains(self.linear0, labels, self.size, self.clipped)
+        gains = _face_gains(self.linear0, labels, self.size, self.clipped, self._expected(labels))
         self.linear = self.linear0 / gains[:, None]
         self.features = _features(self.linear)
         refs = _medians(self.features, labels)
         if self.prior_linear is not None:
-            refs = self._with_prior(refs, labels, self.prior_linear)
+            refs = self._with_prior(refs, labels)
         self.spread = _spread(self.features, refs, labels)
+        if self.prior_spread is not None:  # a tighter split of two overlapping colours earns nothing
+            self.spread = np.maximum(self.spread, SPREAD_FLOOR * self.prior_spread[self.prior_match])
         return refs
 
     def face_light(self, labels: np.ndarray) -> np.ndarray:
@@ -263,27 +273,58 @@ class Reader:
 
         Clipped stickers, which keep their level (``_face_gains``), do not count.
         """
-        log_gains = np.log(_face_gains(self.linear0, labels, self.size, self.clipped)).reshape(6, self.per_face)
+        gains = _face_gains(self.linear0, labels, self.size, self.clipped, self._expected(labels))
+        log_gains = np.log(gains).reshape(6, self.per_face)
         shown = ~self.clipped.reshape(6, self.per_face)
         light = np.exp((log_gains * shown).sum(axis=1) / np.maximum(shown.sum(axis=1), 1))
         return light / small_median(light)
 
-    def _with_prior(self, refs: np.ndarray, labels: np.ndarray, prior_linear: np.ndarray) -> np.ndarray:
-        """Pull the references towards the calibrated colours, at the brightness seen now.
+    def _expected(self, labels: np.ndarray) -> np.ndarray | None:
+        """Each colour's luminance by the calibration, at the exposure seen now (None: no calibration).
 
-        On the solved cube each colour was lit as its face was; only its
-        chromaticity carries over, so the calibrated colour is scaled to the
-        luminance of the stickers now given that colour.
+        Where two colours sit only on two faces (red and orange on R and L),
+        their stickers alone cannot tell a face's light from their colour;
+        the calibration, which measured them on one solved cube, can.
         """
+        if self.prior_linear is None:
+            return None
+        return luminance(self._calibrated(labels, self.linear0))
+
+    def palette_drift(self, labels: np.ndarray) -> float:
+        """How far a labelling's colours lie from the calibration: the largest distance in chromaticity
+        (``_chromaticity``, percent of r and g) between a colour's median sticker and its calibrated colour.
+
+        Chromaticity, because the brightness of each calibrated colour also
+        holds the light of the face it was measured on, which a scrambled
+        cube spreads over every face; white balance has taken out a global
+        cast already, so what is left is light that changed in kind.
+        """
+        self.update(labels)
+        seen = _chromaticity(_medians(self.linear, labels))
+        calibrated = _chromaticity(self._calibrated(labels, self.linear))
+        return float(np.max(np.linalg.norm(seen - calibrated, axis=1)))
+
+    def _calibrated(self, labels: np.ndarray, linear: np.ndarray) -> np.ndarray:
+        """The calibrated colour of each colour of a labelling, in linear light at the exposure seen now.
+
+        Each colour of the scan is matched to the calibrated colour nearest
+        in CIELAB (the cube may sit in any orientation), once. The
+        calibrated colours keep their lightness relative to each other (a
+        dim red against an orange 1.35 times as light) and take one common
+        exposure: the median over colours of the brightness now seen
+        against the calibrated one.
+        """
+        assert self.prior_linear is not None
+        seen = _medians(linear, labels)
         if self.prior_match is None:
-            d = (
-                (_chromaticity(_medians(self.linear, labels))[:, None, :] - _chromaticity(prior_linear)[None, :, :])
-                ** 2
-            ).sum(axis=2)
+            d = ((_features(seen)[:, None, :] - _features(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
             self.prior_match = linear_sum_assignment(d)[1]
-        prior = prior_linear[self.prior_match]
-        seen = luminance(_medians(self.linear, labels))
-        prior = _features(prior * (seen / np.maximum(luminance(prior), 1e-6))[:, None])
+        prior = self.prior_linear[self.prior_match]
+        return prior * small_median(luminance(seen) / np.maximum(luminance(prior), 1e-6))
+
+    def _with_prior(self, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """References pulled towards the calibrated colours (``PRIOR_WEIGHT`` stickers' worth)."""
+        prior = _features(self._calibrated(labels, self.linear))
         counts = np.bincount(labels, minlength=6)[:, None]
         return (refs * counts + prior * PRIOR_WEIGHT) / (counts + PRIOR_WEIGHT)
 

@@ -23,7 +23,8 @@ optional blur and JPEG artefacts.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from dataclasses import replace
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
@@ -177,7 +178,9 @@ def _background(h: int, w: int, rng: np.random.Generator, cube_box: np.ndarray) 
     return canvas
 
 
-def _draw_cube(camera: Camera, state: str, size: int, light: Lighting, pose, rng, albedo_map, shade_map, mask):
+def _draw_cube(
+    camera: Camera, state: str, size: int, light: Lighting, pose, rng, albedo_map, shade_map, mask, stickers: dict
+):
     """Draws visible faces (plastic, then stickers) into the albedo, shading and cube-mask maps."""
     turn, shift = pose
     frames = face_frames(size)
@@ -195,7 +198,7 @@ def _draw_cube(camera: Camera, state: str, size: int, light: Lighting, pose, rng
         _fill(shade_map, body, float(shading[k]))
         _fill(mask, body, 1.0)
         for i in range(k * per_face, (k + 1) * per_face):
-            colour = np.array(STICKER_ALBEDO[state[i]]) * spread[i]
+            colour = np.array(stickers[state[i]]) * spread[i]
             _fill(albedo_map, camera.project(polygons[i]), colour.tolist())
 
 
@@ -231,6 +234,7 @@ def render_image(
     blur: float = 0.0,
     jpeg: int | None = None,
     glare_at: int | None = None,
+    stickers: dict | None = None,
 ) -> np.ndarray:
     """One BGR uint8 image of a face-letter state through ``camera`` (see the module docstring)."""
     light = preset(light) if isinstance(light, str) else light
@@ -242,7 +246,7 @@ def render_image(
     albedo = _background(h, w, rng, box) if background else np.full((h, w, 3), 0.15, np.float32)
     shade = np.full((h, w), light.ambient + 0.5 * light.directional, np.float32)
     mask = np.zeros((h, w), np.float32)
-    _draw_cube(camera, state, size, light, pose, rng, albedo, shade, mask)
+    _draw_cube(camera, state, size, light, pose, rng, albedo, shade, mask, {**STICKER_ALBEDO, **(stickers or {})})
     yy, xx = _pixel_grid(h, w)
     side = rng.uniform(0, 2 * np.pi)
     ramp = ((xx - w / 2) * np.cos(side) + (yy - h / 2) * np.sin(side)) / max(h, w)
@@ -277,27 +281,29 @@ def render_views(
     jitter: float = 1.0,
     background: bool = True,
     glare_at: int | None = None,
+    exposure: float = 1.0,
+    stickers: dict | None = None,
 ) -> dict[str, np.ndarray]:
     """All images of a rig for one cube state (any six colour letters; drawn in the default scheme).
 
     ``rng`` makes the picture reproducible; ``blur`` (pixels, Gaussian sigma)
     and ``jpeg`` (quality 1..100) add camera artefacts; ``jitter`` scales how
     far the cube sits from its nominal seat; ``glare_at`` puts the preset's
-    glare spot on that facelet index where a camera sees it.
+    glare spot on that facelet index where a camera sees it. ``exposure``
+    scales the preset's exposure, as a camera's exposure time does (what
+    passes 255 clips); ``stickers`` replaces the linear albedo of some
+    colours (face letter: (r, g, b)), e.g. a cream yellow.
     """
     state = _checked_state(state)
     rng = rng if rng is not None else np.random.default_rng()
     light = preset(light) if isinstance(light, str) else light
+    light = replace(light, exposure=light.exposure * exposure)
     if jpeg is not None and not 1 <= int(jpeg) <= 100:
         raise ScanError(f"JPEG quality must be 1..100, got {jpeg}")
     size = 3 if len(state) == 54 else 2
     cameras = _rig_cameras(rig, size, rng)
-    return {
-        name: render_image(
-            camera, state, light, rng, jitter=jitter, background=background, blur=blur, jpeg=jpeg, glare_at=glare_at
-        )
-        for name, camera in cameras.items()
-    }
+    draw = partial(render_image, jitter=jitter, background=background, blur=blur, jpeg=jpeg, glare_at=glare_at)
+    return {name: draw(camera, state, light, rng, stickers=stickers) for name, camera in cameras.items()}
 
 
 def render_face_photo(

@@ -13,16 +13,27 @@ from solver.puzzles.cube.geometry import FACES, sticker_name
 from .calibration import Calibration
 from .classify import Classification, classify, forms_a_cube, turn_face
 from .errors import ScanError
+from .exposure import at_one_exposure
 from .grid import detect_grid, turn_in_doubt
 from .sampling import sample_views
 from .views import FaceView, ViewConfig
 
 
 def scan_views(
-    images: dict[str, np.ndarray], config: ViewConfig, calibration: Calibration | None = None
+    images: dict[str, np.ndarray],
+    config: ViewConfig,
+    calibration: Calibration | None = None,
+    exposures: dict[str, float] | None = None,
 ) -> Classification:
-    """Scan a fixed-camera rig: sample each face where the view config says, classify the cube."""
-    return classify(sample_views(images, config), calibration)
+    """Scan a fixed-camera rig: sample each face where the view config says, classify the cube.
+
+    ``exposures``: the exposure each image was taken at, relative to the
+    locked one, where a bracketed scan (``vision.exposure``) took some again.
+    """
+    rgb = sample_views(images, config)
+    if exposures:
+        rgb = at_one_exposure(rgb, config, exposures)
+    return classify(rgb, calibration)
 
 
 def locate_faces(photos: dict[str, np.ndarray], size: int | None = None) -> ViewConfig:

@@ -177,9 +177,15 @@ def view_config_from_dict(data, where: str = "") -> ViewConfig:
     return ViewConfig(size, tuple(by_face[f] for f in FACES), float(inner))
 
 
+class ViewsMissing(ScanError):
+    """The view config's file does not exist yet: the rig has not been calibrated."""
+
+
 def load_view_config(path: str | Path) -> ViewConfig:
-    """Read a view config from a .toml or .json file."""
+    """Read a view config from a .toml or .json file; ``ViewsMissing`` when there is no such file."""
     path = Path(path)
+    if not path.exists():
+        raise ViewsMissing(f"view config {path} does not exist yet: the cameras have not been calibrated")
     try:
         text = path.read_text()
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)

@@ -1,7 +1,11 @@
 /* Turns STEP/DIR/EN pin changes into motor positions and face turns.
  * A face has turned when its motor's position reaches another multiple of
  * the steps per quarter turn: "TURN cycle axis quarter_index" is printed at
- * that step edge, before the firmware can report the move done. */
+ * that step edge, before the firmware can report the move done.
+ *
+ * With --jam-deg the cube has a geometry: a face that leaves an aligned position while an
+ * adjacent face is further than that from aligned jams the cube ("JAM cycle axis blocking_axis
+ * degrees"); a jammed cube turns no more (its motors' steps are still counted). */
 #include <stdlib.h>
 #include <simavr/avr_ioport.h>
 #include <simavr/sim_io.h>
@@ -19,6 +23,34 @@ static const struct axes_config *cfg;
 static FILE *events_out;
 static avr_t *core;
 static uint64_t edges;
+static int jammed;
+
+/* Degrees from the nearest aligned position of an axis's face. */
+static double off_aligned_deg(const struct axis_state *a)
+{
+    int32_t spq = cfg->steps_per_quarter[a->index];
+    int32_t r = ((a->position % spq) + spq) % spq;
+    return 90.0 * (r < spq - r ? r : spq - r) / spq;
+}
+
+/* Called before a's step: a face leaving aligned needs every adjacent face within the tolerance. */
+static void check_jam(const struct axis_state *a)
+{
+    if (cfg->jam_deg < 0 || jammed || a->position % cfg->steps_per_quarter[a->index] != 0)
+        return;
+    for (int j = 0; j < AXES; j++) {
+        if (j == a->index || j == (a->index + AXES / 2) % AXES)
+            continue;
+        double off = off_aligned_deg(&state[j]);
+        if (off > cfg->jam_deg) {
+            jammed = 1;
+            fprintf(events_out, "JAM %llu %s %s %.2f\n", (unsigned long long)core->cycle,
+                    cfg->pins[a->index].name, cfg->pins[j].name, off);
+            fflush(events_out);
+            return;
+        }
+    }
+}
 
 static void on_step(struct avr_irq_t *irq, uint32_t value, void *param)
 {
@@ -29,12 +61,13 @@ static void on_step(struct avr_irq_t *irq, uint32_t value, void *param)
     if (!rising)
         return;
     int forward = a->dir_level ^ cfg->reversed[a->index];
+    check_jam(a);
     a->position += forward ? 1 : -1;
     edges++;
     if (cfg->trace)
         fprintf(cfg->trace, "S %llu %d %d\n", (unsigned long long)core->cycle, a->index, forward);
     int32_t spq = cfg->steps_per_quarter[a->index];
-    if (a->position % spq == 0 && a->position / spq != a->quarter) {
+    if (!jammed && a->position % spq == 0 && a->position / spq != a->quarter) {
         a->quarter = a->position / spq;
         fprintf(events_out, "TURN %llu %s %ld\n", (unsigned long long)core->cycle, cfg->pins[a->index].name,
                 (long)a->quarter);

@@ -28,6 +28,9 @@ struct axes_config {
     int8_t reversed[AXES];          /* DIR low is the positive direction (--dir-positive low, or a
                                        motor mounted the other way round: --reversed) */
     FILE *trace;                    /* "S cycle axis forward" per STEP edge, "E cycle axis on" per EN change */
+    double jam_deg;                 /* --jam-deg: a face that leaves aligned while an adjacent face is further
+                                       off than this jams the cube (axes in the order U R F D L B, opposite
+                                       faces three apart); below 0: no jams */
 };
 void axes_attach(avr_t *avr, const struct axes_config *config, FILE *events);
 void axes_report(FILE *out);        /* positions and enable mask, for SYNC */

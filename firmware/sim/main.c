@@ -3,16 +3,18 @@
  *
  *   avrsim [--board ramps|header|stock] [--steps N | --steps U=N,R=N,...] [--reversed AXES]
  *          [--dir-positive high|low] [--speed X] [--reset-on-open] [--boot-on-open]
- *          [--trace FILE] [--link PATH] FIRMWARE.elf
+ *          [--trace FILE] [--link PATH] [--jam-deg DEG] FIRMWARE.elf
  *
  * --board picks the pin map: ramps and header are robotd's (axes U R F D L B), stock the RAMPS map of the
  * stock Marlin / grbl builds (axes X Y Z A B C). --steps and --reversed name axes of that map; the events
  * name them too. --dir-positive low: DIR low steps forward (grbl); --reversed flips single axes on top.
  * --boot-on-open: the MCU is held in reset until a host first opens the port, so it hears the boot text
  * (output is dropped while no host has the port open); simulated time starts then.
+ * --jam-deg: the cube jams when a face starts turning while an adjacent one is further than DEG from aligned.
  *
  * stdout, one line per event:  PTY <path> | TURN <cycle> <face> <quarter> | EN <cycle> <face> <0|1>
  *   | RESET <cycle> <why> | SYNC <cycle> <wall_s> U=<steps> ... enabled=<mask> | HUNG <cycle> | UNPLUGGED <cycle>
+ *   | JAM <cycle> <face> <blocking face> <degrees off>
  *   | BOOT <cycle> (--boot-on-open: a host opened the port, the MCU runs from now)
  *   | STOPPED done|crashed <cycle>
  *   | STATS cycles=<n> wall_s=<s> edges=<n>
@@ -38,7 +40,7 @@
 struct options {
     const char *board, *elf, *link, *trace;
     const char *steps, *reversed, *dir_positive;
-    double speed;
+    double speed, jam_deg;
     int reset_on_open, boot_on_open;
 };
 
@@ -67,13 +69,14 @@ static void usage(void)
 {
     fprintf(stderr, "usage: avrsim [--board ramps|header|stock] [--steps N|U=N,...] [--reversed AXES] "
                     "[--dir-positive high|low] [--speed X] [--reset-on-open] [--boot-on-open] [--trace FILE] "
-                    "[--link PATH] FIRMWARE.elf\n");
+                    "[--link PATH] [--jam-deg DEG] FIRMWARE.elf\n");
     exit(2);
 }
 
 static struct options parse_options(int argc, char **argv)
 {
-    struct options o = {.board = "ramps", .steps = "200", .reversed = "", .dir_positive = "high", .speed = 1.0};
+    struct options o = {.board = "ramps", .steps = "200", .reversed = "", .dir_positive = "high", .speed = 1.0,
+                         .jam_deg = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -82,6 +85,7 @@ static struct options parse_options(int argc, char **argv)
         else if (!strcmp(a, "--reversed") && more) o.reversed = argv[++i];
         else if (!strcmp(a, "--dir-positive") && more) o.dir_positive = argv[++i];
         else if (!strcmp(a, "--speed") && more) o.speed = atof(argv[++i]);
+        else if (!strcmp(a, "--jam-deg") && more) o.jam_deg = atof(argv[++i]);
         else if (!strcmp(a, "--trace") && more) o.trace = argv[++i];
         else if (!strcmp(a, "--link") && more) o.link = argv[++i];
         else if (!strcmp(a, "--reset-on-open")) o.reset_on_open = 1;
@@ -137,6 +141,7 @@ static void axes_from_options(struct axes_config *c, const struct options *o)
     for (const char *f = o->reversed; *f; f++)
         if (*f != ',')
             c->reversed[face_index(c->pins, *f)] ^= 1;
+    c->jam_deg = o->jam_deg;
     c->trace = NULL;
     if (o->trace && !(c->trace = fopen(o->trace, "w"))) {
         perror("avrsim: --trace");

@@ -38,11 +38,6 @@ int8_t motor_index(const char *s)
     return p ? (int8_t)(p - motor_names) : -1;
 }
 
-static uint8_t opposite(uint8_t a, uint8_t b)
-{
-    return (uint8_t)((a + AXES / 2) % AXES) == b;  /* U/D, R/L, F/B */
-}
-
 static uint8_t quarter_ok(int32_t q)
 {
     return q == 1 || q == -1 || q == 2 || q == -2;
@@ -105,13 +100,14 @@ static enum cmd_result speed_cmd(uint8_t argc, char **argv, struct step *s)
     return CMD_OK;
 }
 
-/* one key=value of MOTOR; returns the key's bit, 0 if bad */
+/* one key=value of MOTOR; returns the key's bit, 0 if bad. overlap= (version 3): the steps
+ * before aligned at which a turn of an adjacent face may start. */
 static uint8_t motor_key(const char *tok, struct step *s)
 {
-    static const char keys[] = "steps=\0rate=\0accel=\0dir=";
-    static const int32_t lo[] = {1, 1, 1, -1}, hi[] = {20000, RATE_MAX, 65535, 1};
+    static const char keys[] = "steps=\0rate=\0accel=\0dir=\0overlap=";
+    static const int32_t lo[] = {1, 1, 1, -1, 0}, hi[] = {20000, RATE_MAX, 65535, 1, 20000};
     const char *k = keys;
-    for (uint8_t i = 0; i < 4; i++, k += strlen(k) + 1) {
+    for (uint8_t i = 0; i < 5; i++, k += strlen(k) + 1) {
         uint8_t n = (uint8_t)strlen(k);
         int32_t v;
         if (strncmp(tok, k, n))
@@ -122,26 +118,37 @@ static uint8_t motor_key(const char *tok, struct step *s)
         if (i == 1) s->u.motor.rate = (uint16_t)v;
         if (i == 2) s->u.motor.accel = (uint16_t)v;
         if (i == 3) s->u.motor.dir = (int8_t)v;
+        if (i == 4) s->u.motor.overlap = (uint16_t)v;
         return (uint8_t)(1 << i);
     }
     return 0;
 }
 
-static enum cmd_result motor_cmd(uint8_t argc, char **argv, struct step *s)
+#define MOTOR_REQUIRED 0x0F             /* steps rate accel dir; overlap optional (version 3) */
+#define MOTOR_OVERLAP 0x10
+
+static enum cmd_result motor_cmd(uint8_t argc, char **argv, struct step *s, uint8_t proto)
 {
-    if (argc != 5)
-        return bad(PSTR("MOTOR takes: motion id, motor, steps= rate= accel= dir="));
+    uint8_t most = proto >= 3 ? 6 : 5;
+    if (argc < 5 || argc > most)
+        return bad(proto >= 3 ? PSTR("MOTOR takes: motion id, motor, steps= rate= accel= dir= [overlap=]")
+                              : PSTR("MOTOR takes: motion id, motor, steps= rate= accel= dir="));
     int8_t i = motor_index(argv[0]);
     if (i < 0)
         return bad(PSTR("unknown motor (this rig has U,R,F,D,L,B)"));
     s->mask = (uint8_t)i;
+    s->u.motor.overlap = 0;
     uint8_t seen = 0;
-    for (uint8_t k = 1; k < 5; k++) {
+    for (uint8_t k = 1; k < argc; k++) {
         uint8_t bit = motor_key(argv[k], s);
-        if (!bit || (seen & bit))
+        if (!bit || (seen & bit) || (bit == MOTOR_OVERLAP && proto < 3))
             return bad(PSTR("MOTOR: steps=1..20000 rate=1..max accel=1..65535 dir=1|-1, each once"));
         seen |= bit;
     }
+    if ((seen & MOTOR_REQUIRED) != MOTOR_REQUIRED)
+        return bad(PSTR("MOTOR: steps=1..20000 rate=1..max accel=1..65535 dir=1|-1, each once"));
+    if (s->u.motor.overlap > s->u.motor.steps)
+        return bad(PSTR("MOTOR: overlap= at most steps="));
     return CMD_OK;
 }
 
@@ -226,13 +233,13 @@ static int8_t verb_index(const char *v, uint8_t proto)
     return -1;
 }
 
-static enum cmd_result args_for(uint8_t verb, uint8_t argc, char **argv, struct step *s)
+static enum cmd_result args_for(uint8_t verb, uint8_t argc, char **argv, struct step *s, uint8_t proto)
 {
     switch (verb) {
     case V_TURN: return turn_cmd(argc, argv, s);
     case V_PAIR: return pair_cmd(argc, argv, s);
     case V_SPEED: return speed_cmd(argc, argv, s);
-    case V_MOTOR: return motor_cmd(argc, argv, s);
+    case V_MOTOR: return motor_cmd(argc, argv, s, proto);
     case V_JOG: return jog_cmd(argc, argv, s);
     default: return list_cmd(argc, argv, s);        /* HOME ENABLE DISABLE */
     }
@@ -254,7 +261,7 @@ enum cmd_result command_queue(uint8_t argc, char **argv, uint8_t proto, uint8_t 
     }
     if (verb == VERB_PLAN)
         r = plan_cmd((uint8_t)(argc - 2), argv + 2, (uint16_t)mid, busy);
-    else if ((r = args_for((uint8_t)verb, (uint8_t)(argc - 2), argv + 2, &s)) == CMD_OK) {
+    else if ((r = args_for((uint8_t)verb, (uint8_t)(argc - 2), argv + 2, &s, proto)) == CMD_OK) {
         struct step *q = busy >= QUEUE_CAP ? 0 : queue_slot();
         if (!q) {
             err = PSTR("queue full");

@@ -2,9 +2,9 @@
 #ifndef ROBOTD_CONFIG_H
 #define ROBOTD_CONFIG_H
 
-#define FW_NAME      "robotd-avr/2.0"
+#define FW_NAME      "robotd-avr/3.0"
 #define RIG_NAME     "six-axis"
-#define PROTO_MAX    2          /* highest protocol version spoken (1 and 2) */
+#define PROTO_MAX    3          /* highest protocol version spoken (1 to 3) */
 #define WINDOW       8
 #define QUEUE_CAP    64         /* steps queued or running */
 #define HB_MS        100

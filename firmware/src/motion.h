@@ -12,7 +12,7 @@ void motion_drivers_off(void);          /* EN high on every driver */
 void motion_halt(void);
 uint8_t motion_busy(void);              /* steps queued or running */
 uint16_t motion_done(void);             /* last motion id done, 0: none */
-void motion_new_session(void);          /* done count back to 0 */
+void motion_new_session(uint8_t proto);  /* done count back to 0; turns overlap from version 3 */
 uint8_t motion_enabled(void);           /* mask of energised drivers */
 uint16_t motion_speed(void);            /* quarter-turn time, ms (0: no limit) */
 #endif

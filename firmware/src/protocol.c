@@ -214,7 +214,7 @@ static void hello(uint8_t argc, char **argv)
         memcpy(session, sess, sizeof session);
         expected = seq;
         nak_sent = 0;
-        motion_new_session();
+        motion_new_session(proto);
         out_begin();
         out_pstr(PSTR("ACK "));
         out_uint((uint16_t)(seq - 1));

@@ -18,6 +18,11 @@ struct step *queue_slot(void)
 
 void queue_commit(void) { count++; }
 
+const struct step *queue_peek(void)
+{
+    return count ? &ring[head] : 0;
+}
+
 const struct step *queue_pop(void)
 {
     if (count == 0)

@@ -6,6 +6,9 @@
 #define AXES 6
 #define ALL_AXES 0x3F
 
+/* motor indices are in the order U R F D L B: opposite faces are three apart */
+static inline uint8_t opposite(uint8_t a, uint8_t b) { return (uint8_t)((a + AXES / 2) % AXES) == b; }
+
 enum verb { V_TURN, V_PAIR, V_HOME, V_ENABLE, V_DISABLE, V_SPEED, V_MOTOR, V_JOG };
 
 struct step {
@@ -15,7 +18,7 @@ struct step {
     union {
         struct { uint8_t motor[2]; int8_t q[2]; } turn;    /* TURN: one, PAIR: two */
         uint16_t ms;                                        /* SPEED */
-        struct { uint16_t steps, rate, accel; int8_t dir; } motor;
+        struct { uint16_t steps, rate, accel, overlap; int8_t dir; } motor;   /* overlap: version 3 */
         int16_t jog[AXES];                                  /* JOG: steps per motor index */
     } u;
 };

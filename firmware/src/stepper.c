@@ -22,6 +22,9 @@ typedef char axes_are_six[AX_COUNT == AXES ? 1 : -1];
 
 static struct axis ax[AXES];
 static volatile uint8_t active;
+static volatile uint8_t armed;          /* axes to start once the gates open */
+static uint8_t gated;                   /* axes whose steps left are gated */
+static uint16_t gate[AXES];
 static volatile uint8_t holds;          /* ESTOP lines received and not yet judged */
 static uint8_t update_next;
 
@@ -72,9 +75,26 @@ struct axis *stepper_prepare(uint8_t i, uint8_t dir_high)
     return &ax[i];                      /* idle: the interrupt does not touch it */
 }
 
-void stepper_go(uint8_t mask)
+void stepper_arm(uint8_t mask, const uint16_t *gates)
 {
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { active |= mask; }
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+        gated = 0;
+        for (uint8_t i = 0; i < AXES; i++) {
+            gate[i] = gates[i];
+            if (gates[i] != NO_GATE)
+                gated |= (uint8_t)(1 << i);
+        }
+        armed = mask;
+    }
+}
+
+uint8_t stepper_armed(void) { return armed; }
+
+uint8_t stepper_busy(void)
+{
+    uint8_t busy;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) { busy = active | armed; }
+    return busy;
 }
 
 uint8_t stepper_active(void) { return active; }
@@ -83,6 +103,7 @@ void stepper_stop(void)
 {
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
         active = 0;
+        armed = 0;
         for (uint8_t i = 0; i < AXES; i++)
             ax[i].remaining = 0;
     }
@@ -108,11 +129,29 @@ void stepper_release(void)
     }
 }
 
+/* Interrupt context: 1 when every gated axis still moving is within its gate. */
+static uint8_t gates_open(uint8_t act)
+{
+    uint8_t watch = act & gated;
+    for (uint8_t i = 0; watch; i++, watch >>= 1)
+        if ((watch & 1) && ax[i].remaining > gate[i])
+            return 0;
+    return 1;
+}
+
 ISR(TIMER1_COMPA_vect)
 {
     uint8_t act = active, stepped = 0;
-    if (!act || holds)
+    if (holds)
         return;
+    if (armed && gates_open(act)) {
+        act |= armed;                   /* DIR was written when the axes were prepared */
+        armed = 0;
+    }
+    if (!act) {
+        active = 0;
+        return;
+    }
 #define TICK(n, sp, sb, dp, db, ep, eb) \
     if ((act & _BV(AX_##n)) && axis_tick(&ax[AX_##n])) { \
         PORT##sp |= _BV(sb); \

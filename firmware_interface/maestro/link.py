@@ -179,8 +179,8 @@ class MaestroLink:
             if self._fault is None or (dead and not self._dead) or estop:
                 err.done_through = self._done_mid
                 self._fault = err
-                if not self._closing:
-                    log.error("%s", err)
+                if not self._closing:  # the host's own stop (ESTOP) was asked for: no error
+                    log.log(logging.DEBUG if estop else logging.ERROR, "%s", err)
             self._dead |= dead
             fault = self._fault
             self._wake.set()

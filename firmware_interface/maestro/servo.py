@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..servo_horn import follow
+
 SPEED_UNIT = 100.0  # quarter-µs per second for one unit of speed (0.25 µs per 10 ms)
 ACCEL_UNIT = 1250.0  # quarter-µs per second² for one unit of acceleration (0.25 µs / 10 ms / 80 ms)
 
@@ -70,12 +72,7 @@ class ServoChannel:
             self._ramp(dt)
         if not self.powered:
             return False
-        goal = self.position / 4
-        step = self.slew * dt * 1000 if self.slew > 0 else math.inf
-        if abs(goal - self.horn) <= step:
-            self.horn = goal
-        else:
-            self.horn += math.copysign(step, goal - self.horn)
+        self.horn = follow(self.horn, self.position / 4, self.slew, dt)
         if self.travelling and self.horn * 4 == self.target:
             self.travelling = False
             return True

@@ -23,6 +23,7 @@ import time
 
 from ..errors import ConfigError
 from ..faults import Channel, FaultConfig
+from ..flipspin_mechanism import MechanismBoard
 from ..pty_device import PtyBoard, read_into, write_from
 from . import dialect as mp
 from .servo import ServoChannel
@@ -31,7 +32,7 @@ DEFAULT_HOME = 6000  # 1500 µs
 DEFAULT_LIMITS = (3968, 8000)  # 992..2000 µs, the Maestro's factory range
 
 
-class SimulatedMaestro(PtyBoard):
+class SimulatedMaestro(MechanismBoard, PtyBoard):
     """A Maestro with ``channels`` servo channels on a pty. Public methods are thread-safe.
     ``homes`` and ``limits`` are per channel, in quarter-µs; ``slew_us_per_ms`` is the servos' own
     top speed; ``script``: whether a (harmless) script runs, which ``script_error`` stops."""
@@ -93,17 +94,6 @@ class SimulatedMaestro(PtyBoard):
         """``time.monotonic()`` of each time a channel was switched off (target 0): the e-stop acting."""
         with self._lock:
             return list(self.off_times)
-
-    @property
-    def cube(self) -> str | None:
-        with self._lock:
-            return self.mechanism.cube if self.mechanism is not None else None
-
-    def set_state(self, state: str) -> None:
-        with self._lock:
-            if self.mechanism is None:
-                raise ConfigError("this simulated Maestro drives no mechanism: there is no cube to set")
-            self.mechanism.set_state(state)
 
     def info(self) -> dict:
         with self._lock:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
-from ..errors import ConfigError
+from ..servo_horn import check_times
 
 
 @dataclass(frozen=True)
@@ -30,18 +30,7 @@ class MaestroTiming:
     write_timeout: float = 0.5
 
     def __post_init__(self):
-        for f in fields(self):
-            value = getattr(self, f.name)
-            zero_ok = f.name in ("settle", "servo_us_per_ms")
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or value < 0
-                or (value == 0 and not zero_ok)
-            ):
-                raise ConfigError(
-                    f"maestro timing: {f.name} must be a {'' if zero_ok else 'positive '}number, got {value!r}"
-                )
+        check_times(self, "maestro timing", zero_ok=("settle", "servo_us_per_ms"))
 
     @classmethod
     def pty(cls, **changes) -> MaestroTiming:

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..avr_board import FIRMWARE_DIR, PACKAGES, AvrBoard, FirmwareUnavailable, build_harness, run_make
 from ..avr_board import missing_tools as harness_missing
 from ..errors import ConfigError
+from ..virtual_cube import CORNER_CUTTING_DEG
 
 __all__ = ["BOARDS", "FIRMWARE_DIR", "AvrFirmware", "FirmwareUnavailable", "build", "missing_tools"]
 
@@ -49,12 +50,14 @@ class AvrFirmware(AvrBoard):
     """The firmware binary on a simulated ATmega2560 with six stepper drivers and a virtual cube.
 
     ``board``: the pin map it is built for (``BOARDS``); ``options``: ``AvrBoard``'s (steps_per_quarter,
-    reversed_motors, state, size, faults, reset_on_open, speed, trace, seed).
+    reversed_motors, state, size, faults, reset_on_open, speed, trace, seed, jam_deg: by default the
+    cube jams as an ordinary one would, ``CORNER_CUTTING_DEG``).
     """
 
     def __init__(self, *, board: str = "ramps", **options):
         if board not in BOARDS:
             raise ConfigError(f"unknown board {board!r} (boards: {', '.join(BOARDS)})")
+        options.setdefault("jam_deg", CORNER_CUTTING_DEG)  # an ordinary cube, as the Python simulator's
         super().__init__(None, pins=board, **options)
 
     def binaries(self) -> tuple[Path, Path]:

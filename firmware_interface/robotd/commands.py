@@ -156,9 +156,13 @@ class RigCommands:
                 port=self.port,
             )
 
-    def setup_motor(self, motor: str, steps: int, rate: int, accel: float, direction: int = 1) -> Motion:
+    def setup_motor(
+        self, motor: str, steps: int, rate: int, accel: float, direction: int = 1, overlap: int = 0
+    ) -> Motion:
         """MOTOR (version 2): ``steps`` per quarter turn, top ``rate`` steps/s, acceleration ``accel``
-        steps/s² (sent in hundreds, rounded up), ``direction`` 1 or -1 (a motor mounted the other way)."""
+        steps/s² (sent in hundreds, rounded up), ``direction`` 1 or -1 (a motor mounted the other way).
+        ``overlap`` (version 3, 0..steps): a turn of an adjacent face may start once this motor has that
+        many steps left; a version-2 session does not send it and its turns never overlap."""
 
         def make(mid: int) -> Step:
             self._need_v2("MOTOR (setup_motor)")
@@ -184,8 +188,14 @@ class RigCommands:
                 )
             if not _integer(direction) or direction not in (1, -1):
                 raise ConfigError(f"MOTOR {name}: direction must be 1 or -1, got {direction!r}", port=self.port)
+            if not _integer(overlap) or not 0 <= overlap <= steps:
+                raise ConfigError(
+                    f"MOTOR {name}: overlap must be a whole number of steps 0..{steps}, got {overlap!r}",
+                    port=self.port,
+                )
             hundreds = max(lo_a, math.ceil(accel / 100))
-            return Step("MOTOR", mid, motors=(name,), setup=(steps, rate, hundreds, direction))
+            setup = (steps, rate, hundreds, direction) + ((overlap,) if self._protocol() >= 3 else ())
+            return Step("MOTOR", mid, motors=(name,), setup=setup)
 
         return self._submit(make)
 

@@ -1,4 +1,4 @@
-"""The device side of protocols v1 and v2 as a pure state machine: what the firmware does with each frame.
+"""The device side of protocols v1 to v3 as a pure state machine: what the firmware does with each frame.
 
 ``Firmware`` has no I/O and no clock of its own: the caller passes bytes
 and the current time in, and takes the frames to send out. The simulator
@@ -9,11 +9,14 @@ timing only; each finished face turn is applied to a ``VirtualCube``.
 Turn times: a motor never sent MOTOR takes ``MotorTiming.quarter_ms`` /
 ``half_ms`` (scaled by SPEED); a motor set up with MOTOR (version 2) follows
 the trapezoid profile of docs/protocol.md section 16, ``profile_seconds``.
+In a version-3 session turns of motors set up with MOTOR overlap
+(section 17, ``overlap.gate_time``); with ``jam_deg`` the cube jams (STALL)
+when a face starts turning while an adjacent face is further than that from
+aligned.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from collections import deque
 from dataclasses import dataclass, fields
@@ -21,6 +24,7 @@ from dataclasses import dataclass, fields
 from ..errors import ConfigError
 from ..steps import CLEAR, DEFAULT_PLAN, DEFAULT_RATE, SIX_AXIS, Rig, Step
 from ..virtual_cube import VirtualCube
+from .overlap import MotorMove, Ramp, cruise_rate, gate_time, jammed_by, profile_seconds
 from .protocol import (
     NO_FAULT,
     PROTOCOL_VERSION,
@@ -48,26 +52,9 @@ from .protocol import (
 )
 from .step_parser import parse_step
 
+__all__ = ["Firmware", "MotorTiming", "cruise_rate", "profile_seconds"]
+
 DEFAULT_JOG_STEPS = 200  # steps per quarter turn assumed for JOG on a motor never set up
-
-
-def profile_seconds(steps: float, rate: float, accel: float) -> float:
-    """Time of a move of ``steps`` with a symmetric trapezoid: cruise ``rate`` steps/s, ``accel`` steps/s²."""
-    if steps <= 0:
-        return 0.0
-    if steps >= rate * rate / accel:
-        return steps / rate + rate / accel
-    return 2 * math.sqrt(steps / accel)
-
-
-def cruise_rate(quarter_steps: int, rate: float, accel: float, quarter_s: float) -> float:
-    """The motor's top ``rate``, lowered so that a quarter turn takes no less than ``quarter_s`` (SPEED):
-    the smaller root of v² − A·T·v + A·S = 0 when that is below ``rate``."""
-    if quarter_s > 0 and profile_seconds(quarter_steps, rate, accel) < quarter_s:
-        at = accel * quarter_s
-        root = (at - math.sqrt(max(at * at - 4 * accel * quarter_steps, 0.0))) / 2
-        return min(rate, root)
-    return float(rate)
 
 
 @dataclass
@@ -101,14 +88,16 @@ class _Running:
     ends: float
     outcome: str | None = None  # a fault code when the step will fail
     motor: str | None = None
+    start: float = 0.0
+    moves: tuple[MotorMove, ...] = ()  # its motors' ramps, when every one was set up with MOTOR
 
 
 class Firmware:
-    """Device engine of protocols v1 and v2: sessions, sequencing, the step queue, faults, heartbeats.
+    """Device engine of protocols v1 to v3: sessions, sequencing, the step queue, faults, heartbeats.
 
     ``proto`` is the highest version spoken, ``min_proto`` the lowest (a v1-only device:
     ``proto=1``). ``plan`` and ``rate`` are the version-2 HELLO fields (``plan`` never above the
-    queue size)."""
+    queue size). ``jam_deg``: the cube's corner-cutting tolerance (None: it never jams)."""
 
     def __init__(
         self,
@@ -126,7 +115,9 @@ class Firmware:
         heartbeat_ms: int = 100,
         watchdog_ms: int = 1000,
         rng: random.Random | None = None,
+        jam_deg: float | None = None,
     ):
+        self.jam_deg = jam_deg
         self.rig, self.timing = rig, timing or MotorTiming()
         self.cube = cube or VirtualCube()
         self.proto, self.min_proto, self.fw, self.window, self.queue_size = proto, min_proto, fw, window, queue
@@ -156,11 +147,13 @@ class Firmware:
         self.last_reply: bytes = b""
         self.nak_for: int | None = None
         self.queue: deque[Step] = deque()
-        self.running: _Running | None = None
+        self.queued_at: deque[float] = deque()  # when each queued step arrived
+        self.now = now
+        self.moving: deque[_Running] = deque()  # steps started and not reported done, oldest first
         self.done = 0
         self.fault: tuple[str, int | None, int | None] | None = None  # code, mid, seq
         self.enabled: set[str] = set()
-        self.motor_setup: dict[str, tuple[int, int, int, int]] = {}  # MOTOR: steps, rate, accel/100, dir
+        self.motor_setup: dict[str, tuple[int, ...]] = {}  # MOTOR: steps, rate, accel/100, dir[, overlap]
         self.quarter_ms, self.half_ms = self.timing.quarter_ms, self.timing.half_ms
         self.last_host = now
         self.next_heartbeat = now + self.heartbeat_ms / 1000
@@ -177,6 +170,7 @@ class Firmware:
     # ------------------------------------------------------------ receiving
 
     def receive(self, data: bytes, now: float) -> None:
+        self.now = now
         for item in self.decoder.feed(data):
             if isinstance(item, Text):
                 continue
@@ -268,21 +262,23 @@ class Firmware:
         if isinstance(parsed, tuple):
             return Rej(command.seq, *parsed), parsed[0]
         steps = parsed if isinstance(parsed, list) else [parsed]  # PLAN: all its turns or none
-        used = len(self.queue) + (self.running is not None)
+        used = len(self.queue) + len(self.moving)
         if used + len(steps) > self.queue_size:
             return Rej(
                 command.seq, "QFULL", f"{used} of {self.queue_size} steps queued, {len(steps)} more sent"
             ), "QFULL"
         self.queue.extend(steps)
+        self.queued_at.extend(self.now for _ in steps)
         return Ack(command.seq), None
 
     # ------------------------------------------------------------ faults
 
     def _stop_motion(self) -> bool:
         """Stop the motors at once and empty the queue; True if anything was moving or queued."""
-        busy = self.running is not None or bool(self.queue)
-        self.running = None
+        busy = bool(self.moving) or bool(self.queue)
+        self.moving.clear()
         self.queue.clear()
+        self.queued_at.clear()
         return busy
 
     def _latch(self, code: str, *, mid: int | None = None, seq: int | None = None, motor: str | None = None) -> None:
@@ -301,7 +297,7 @@ class Firmware:
             return "IDLE"
         if self.fault is not None:
             return "FAULT"
-        return "RUN" if self.running or self.queue else "READY"
+        return "RUN" if self.moving or self.queue else "READY"
 
     def report(self, token: int | None = None) -> Report:
         code, mid, seq = self.fault or (NO_FAULT, None, None)
@@ -314,7 +310,7 @@ class Firmware:
             self.state(),
             rx,
             self.done,
-            len(self.queue) + (self.running is not None),
+            len(self.queue) + len(self.moving),
             code,
             mid,
             seq,
@@ -324,14 +320,16 @@ class Firmware:
 
     def tick(self, now: float) -> None:
         """Advance motors, heartbeat and watchdog to ``now``."""
-        if self.running is not None and now >= self.running.ends:
-            self._finish(self.running)
-        while self.running is None and self.queue and self.fault is None:
-            self._start(self.queue.popleft(), now)
-            if self.running is not None and now >= self.running.ends:
-                self._finish(self.running)
+        self._finish_due(now)
+        while self.queue and self.fault is None:
+            start = self._start_time(self.queue[0], now)
+            if start is None or start > now:
+                break
+            self.queued_at.popleft()
+            self._start(self.queue.popleft(), start)
+            self._finish_due(now)
         if self.session is not None and now - self.last_host > self.watchdog_ms / 1000:
-            if self.running is not None or self.queue:
+            if self.moving or self.queue:
                 self._latch("HOSTLOST")
                 self.enabled.clear()  # drivers off
         if now >= self.next_heartbeat:
@@ -343,9 +341,12 @@ class Firmware:
     def next_deadline(self) -> float:
         """The latest time ``tick`` must be called by (sooner if bytes arrive)."""
         times = [self.next_heartbeat]
-        if self.running is not None:
-            times.append(self.running.ends)
-        if self.session is not None and (self.running is not None or self.queue):
+        if self.moving:
+            times.append(self.moving[0].ends)
+            start = self._start_time(self.queue[0], self.moving[-1].start) if self.queue else None
+            if start is not None:
+                times.append(start)
+        if self.session is not None and (self.moving or self.queue):
             times.append(self.last_host + self.watchdog_ms / 1000)
         return min(times)
 
@@ -362,7 +363,7 @@ class Firmware:
             elif step.quarter_ms is not None:  # SPEED, whose quarter_ms parse_step checks
                 ratio = self.timing.half_ms / self.timing.quarter_ms if self.timing.quarter_ms else 1.6
                 self.quarter_ms, self.half_ms = step.quarter_ms, step.quarter_ms * ratio
-            self.running = _Running(step, now)
+            self.moving.append(_Running(step, now, start=now))
             return
         off = [m for m in motors if m not in self.enabled]
         if off:
@@ -373,10 +374,52 @@ class Firmware:
         else:
             ms = max(self.move_ms(step.verb, m, q) for m, q in step.turns)
             bad, code = [m for m in motors if m in self.stalled], "STALL"
-        if bad:  # fails part-way
-            self.running = _Running(step, now + ms / 2000, code, bad[0])
+        moves = self._moves(step, now)
+        jammed = self._jammed(moves, now)
+        if jammed is not None:
+            self._latch("STALL", mid=step.mid, motor=jammed)
+        elif bad:  # fails part-way
+            self.moving.append(_Running(step, now + ms / 2000, code, bad[0], now))
         else:
-            self.running = _Running(step, now + (ms + self.timing.settle_ms) / 1000)
+            self.moving.append(_Running(step, now + (ms + self.timing.settle_ms) / 1000, start=now, moves=moves))
+
+    # ------------------------------------------------------------ overlapping turns (version 3)
+
+    def _finish_due(self, now: float) -> None:
+        while self.moving and now >= self.moving[0].ends:
+            self._finish(self.moving.popleft())
+
+    def _start_time(self, step: Step, now: float) -> float | None:
+        """When ``step`` may start: ``now`` with nothing moving; a version-3 turn of motors set up with
+        MOTOR at its gate (section 17); anything else (None) once every motor has stopped."""
+        if not self.moving:
+            return now
+        overlapping = self.session_proto >= 3 and step.verb in ("TURN", "PAIR")
+        if not overlapping or any(not r.moves for r in self.moving) or not self._moves(step, now):
+            return None
+        overlap = {m: setup[4] if len(setup) > 4 else 0 for m, setup in self.motor_setup.items()}
+        moving = [move for r in self.moving for move in r.moves]
+        gate = gate_time(moving, (m for m, _ in step.turns), overlap, self.rig.opposite)
+        return max(self.moving[-1].start, self.queued_at[0], gate)
+
+    def _moves(self, step: Step, start: float) -> tuple[MotorMove, ...]:
+        """The ramps of a TURN or PAIR whose motors were all set up with MOTOR, else ()."""
+        if step.verb not in ("TURN", "PAIR") or any(m not in self.motor_setup for m, _ in step.turns):
+            return ()
+        moves = []
+        for motor, q in step.turns:
+            steps, rate, hundreds = self.motor_setup[motor][:3]
+            v = cruise_rate(steps, rate, hundreds * 100, self.quarter_ms / 1000)
+            moves.append(MotorMove(motor, start, Ramp(steps * abs(q), v, hundreds * 100)))
+        return tuple(moves)
+
+    def _jammed(self, moves: tuple[MotorMove, ...], now: float) -> str | None:
+        """The motor of ``moves`` that jams the cube: it starts while an adjacent face is too far off aligned."""
+        if self.jam_deg is None:
+            return None
+        quarters = {m: setup[0] for m, setup in self.motor_setup.items()}
+        moving = [move for r in self.moving for move in r.moves]
+        return jammed_by(moves, moving, now, quarters, self.jam_deg, self.rig.opposite)
 
     def move_ms(self, verb: str, motor: str, amount: int) -> float:
         """How long one motor's part of a TURN/PAIR (``amount`` quarter turns) or JOG (steps) takes, in ms."""
@@ -385,14 +428,13 @@ class Firmware:
             if verb == "JOG":
                 return self.quarter_ms * abs(amount) / DEFAULT_JOG_STEPS
             return self.quarter_ms if abs(amount) == 1 else self.half_ms
-        quarter_steps, rate, accel, _ = setup
+        quarter_steps, rate, accel = setup[:3]
         accel *= 100
         v = cruise_rate(quarter_steps, rate, accel, self.quarter_ms / 1000)
         steps = abs(amount) if verb == "JOG" else quarter_steps * abs(amount)
         return 1000 * profile_seconds(steps, v, accel)
 
     def _finish(self, running: _Running) -> None:
-        self.running = None
         step = running.step
         if running.outcome is not None:
             self._latch(running.outcome, mid=step.mid, motor=running.motor)

@@ -10,7 +10,8 @@ link's ``_lost_port``. The link sets ``_t``, its ``Transport``.
 queued on ``_after`` (future results) and, for a new fault of the transport,
 the ``on_fault`` callback; it logs the fault with the last frames each way
 to the ``firmware_interface.robotd.link`` logger first (and saves them to
-``fault_log_dir`` if given).
+``fault_log_dir`` if given). The host's own emergency stop is no fault to
+explain: it is logged at DEBUG, without frames or dump.
 """
 
 from __future__ import annotations
@@ -100,6 +101,15 @@ class RigPort:
             return
         self._reported = err
         self._note(f"fault: {err}", time.monotonic())
+        if getattr(err, "code", None) == "ESTOP":  # the host's own stop (the device has no other): asked for
+            log.debug("%s", err)
+        else:
+            self._dump_fault(err)
+        if self._on_fault is not None:
+            todo.append(lambda: self._on_fault(err))
+
+    def _dump_fault(self, err: LinkError) -> None:
+        """Log ``err`` with the last frames each way, and save them to ``fault_log_dir``."""
         err.log = self.dump_log()
         log.error("%s\nlast frames (python -m firmware_interface decode reads them):\n%s", err, "\n".join(err.log))
         if self._fault_log_dir is not None:
@@ -107,8 +117,6 @@ class RigPort:
                 err.log_path = self._traffic.save(self._fault_log_dir, self.port, type(err).__name__)
             except OSError as oserr:
                 log.error("%s: could not write the fault log: %s", self.port, oserr)
-        if self._on_fault is not None:
-            todo.append(lambda: self._on_fault(err))
 
     # ------------------------------------------------------------ port and I/O thread
 

@@ -26,8 +26,8 @@ from .framing import (  # noqa: F401
     seq_diff,
 )
 
-PROTOCOL_VERSION = 2  # the highest version spoken here
-PROTOCOL_VERSIONS = (1, 2)  # every version spoken here (host and reference device)
+PROTOCOL_VERSION = 3  # the highest version spoken here
+PROTOCOL_VERSIONS = (1, 2, 3)  # every version spoken here (host and reference device)
 NO_FAULT = "NONE"
 STATES = ("IDLE", "READY", "RUN", "FAULT")
 

@@ -28,9 +28,9 @@ from ..errors import ConfigError, LinkError
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import lines_from, open_pty, read_into, write_from
 from ..steps import DEFAULT_PLAN, DEFAULT_RATE, RIGS, Step
-from ..virtual_cube import VirtualCube
+from ..virtual_cube import CORNER_CUTTING_DEG, VirtualCube
 from .device import Firmware, MotorTiming
-from .protocol import MAX_LINE, PROTOCOL_VERSION
+from .protocol import MAX_LINE, PROTOCOL_VERSION, PROTOCOL_VERSIONS
 
 
 class SimulatedFirmware:
@@ -56,6 +56,7 @@ class SimulatedFirmware:
         plan: int = DEFAULT_PLAN,
         rate: int = DEFAULT_RATE,
         seed: int | None = None,
+        jam_deg: float | None = CORNER_CUTTING_DEG,
     ):
         if rig not in RIGS:
             raise ConfigError(f"unknown rig {rig!r} (known: {', '.join(RIGS)})")
@@ -80,6 +81,7 @@ class SimulatedFirmware:
             heartbeat_ms=heartbeat_ms,
             watchdog_ms=watchdog_ms,
             rng=self._rng,
+            jam_deg=jam_deg,
         )
         self._fw.stalled.update(self.faults.stall)
         self._fw.limit.update(self.faults.limit)
@@ -203,7 +205,7 @@ class SimulatedFirmware:
                 "enabled": sorted(fw.enabled),
                 "motor_setup": dict(fw.motor_setup),
                 "steps_executed": len(fw.executed),
-                "queued": len(fw.queue) + (fw.running is not None),
+                "queued": len(fw.queue) + len(fw.moving),
                 "cube": fw.cube.facelets,
                 "estops": len(fw.estop_times),
                 "to_device": dict(self._to_device.counts),
@@ -353,11 +355,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--protocol",
         type=int,
-        choices=(1, 2),
+        choices=PROTOCOL_VERSIONS,
         default=PROTOCOL_VERSION,
         help="highest protocol version spoken (1: a version-1 device)",
     )
     p.add_argument("--queue", type=int, default=16, help="motion queue capacity (steps)")
+    p.add_argument(
+        "--jam-deg",
+        type=float,
+        default=CORNER_CUTTING_DEG,
+        help="the cube jams (STALL) when a face starts turning while an adjacent one is further than this "
+        "from aligned (overlapping turns, protocol 3); below 0: never",
+    )
     p.add_argument("--link", help="also make this symlink point at the device path")
     return p
 
@@ -391,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             protocol=args.protocol,
             queue=args.queue,
+            jam_deg=args.jam_deg if args.jam_deg >= 0 else None,
         )
         path = sim.start()
         if args.link:

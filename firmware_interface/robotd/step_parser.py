@@ -41,18 +41,22 @@ def _turn(rig: Rig, motor: str, turns: str) -> tuple[str, int] | str:
     return motor, q
 
 
-def _parse_motor(mid: int, rest: tuple[str, ...], rig: Rig, max_rate: int) -> Step | str:
-    usage = "MOTOR takes: motion id, motor, steps=S rate=R accel=A dir=D"
-    if len(rest) != 5:
+def _parse_motor(mid: int, rest: tuple[str, ...], rig: Rig, max_rate: int, proto: int) -> Step | str:
+    keys = MOTOR_KEYS if proto >= 3 else MOTOR_KEYS[:4]
+    usage = "MOTOR takes: motion id, motor, steps=S rate=R accel=A dir=D" + (" [overlap=O]" if proto >= 3 else "")
+    if not 5 <= len(rest) <= len(keys) + 1:
         return usage
     if rest[0] not in rig.motors:
         return f"unknown motor {rest[0]!r} (this rig has {','.join(rig.motors)})"
     values: dict[str, int | None] = {}
     for token in rest[1:]:
         key, eq, text = token.partition("=")
-        if not eq or key not in MOTOR_KEYS or key in values:
+        if not eq or key not in keys or key in values:
             return f"{token!r}: {usage}" if key not in values else f"{key} given twice"
         values[key] = _number(text)
+    values.setdefault("overlap", 0)
+    if len(values) != 5:
+        return usage
     limits = {"steps": MOTOR_STEPS, "rate": (1, max_rate), "accel": MOTOR_ACCEL}
     for key, (low, high) in limits.items():
         value = values[key]
@@ -60,7 +64,10 @@ def _parse_motor(mid: int, rest: tuple[str, ...], rig: Rig, max_rate: int) -> St
             return f"{key} must be {low}..{high}"
     if values["dir"] not in (1, -1):
         return "dir must be 1 or -1"
-    setup = cast(tuple[int, int, int, int], tuple(values[k] for k in MOTOR_KEYS))  # each checked above
+    overlap = values["overlap"]
+    if overlap is None or not 0 <= overlap <= cast(int, values["steps"]):
+        return "overlap must be 0..steps"
+    setup = tuple(cast(int, values[k]) for k in keys)  # each checked above
     return Step("MOTOR", mid, motors=(rest[0],), setup=setup)
 
 
@@ -108,7 +115,7 @@ def parse_plan(args: tuple[str, ...], rig: Rig, max_turns: int = DEFAULT_PLAN) -
     return steps
 
 
-def _parse_args(verb: str, args: tuple[str, ...], rig: Rig, max_rate: int = DEFAULT_RATE) -> Step | str:
+def _parse_args(verb: str, args: tuple[str, ...], rig: Rig, max_rate: int = DEFAULT_RATE, proto: int = 1) -> Step | str:
     mid = _number(args[0]) if args else None
     if mid is None or not 1 <= mid <= 65535:
         return f"motion id {args[0] if args else '(missing)'!r}: use 1..65535"
@@ -135,7 +142,7 @@ def _parse_args(verb: str, args: tuple[str, ...], rig: Rig, max_rate: int = DEFA
             return f"SPEED takes one quarter-turn time in ms, {SPEED_MS[0]}..{SPEED_MS[1]}"
         return Step(verb, mid, quarter_ms=ms)
     if verb == "MOTOR":
-        return _parse_motor(mid, rest, rig, max_rate)
+        return _parse_motor(mid, rest, rig, max_rate, proto)
     if verb == "JOG":
         return _parse_jog(mid, rest, rig)
     unknown = [m for m in rest if m not in rig.motors]
@@ -157,5 +164,5 @@ def parse_step(
     TURN/PAIR steps for PLAN), or (error code, reason). MOTOR, PLAN and JOG are BADCMD before version 2."""
     if verb not in (QUEUED_V2 if proto >= 2 else QUEUED):
         return "BADCMD", f"unknown command {verb[:20]!r}" + (" in a version-1 session" if verb in QUEUED_V2 else "")
-    parsed = parse_plan(args, rig, max_plan) if verb == "PLAN" else _parse_args(verb, args, rig, max_rate)
+    parsed = parse_plan(args, rig, max_plan) if verb == "PLAN" else _parse_args(verb, args, rig, max_rate, proto)
     return ("BADARG", parsed) if isinstance(parsed, str) else parsed

@@ -3,7 +3,9 @@
 - ``robotd``: a board running robotd's own firmware (docs/protocol.md);
 - ``marlin``: stock Marlin 2.1 on a 3D-printer board, one axis per face;
 - ``grblhal``: stock grblHAL, one axis per face;
-- ``maestro``: a Pololu Maestro (or a clone) driving the servos of a flip/spin rig.
+- ``maestro``: a Pololu Maestro (or a clone) driving the servos of a flip/spin rig;
+- ``gpio``, ``pca9685``: those servos pulsed by the host itself, on the Pi's GPIO pins or a PCA9685
+  board on I²C (what they share in ``pwm_servo``).
 
 Each kind is one module, as in ``firmware_interface`` (``robotd``, ``marlin``,
 ``grbl``, ``maestro``; the two stock G-code ones share ``gcode``), with the
@@ -22,10 +24,22 @@ from typing import Any
 
 from ..config import Config
 from ..errors import ConfigError
-from . import grbl, maestro, marlin, robotd
+from . import gpio, grbl, maestro, marlin, pca9685, robotd
 
-KINDS: dict[str, ModuleType] = {"robotd": robotd, "marlin": marlin, "grblhal": grbl, "maestro": maestro}
-RIGS = {"robotd": ("six-axis",), "marlin": ("six-axis",), "grblhal": ("six-axis",), "maestro": ("flip-spin",)}
+KINDS: dict[str, ModuleType] = {
+    "robotd": robotd,
+    "marlin": marlin,
+    "grblhal": grbl,
+    "maestro": maestro,
+    "gpio": gpio,
+    "pca9685": pca9685,
+}
+RIGS = {
+    "robotd": ("six-axis",),
+    "marlin": ("six-axis",),
+    "grblhal": ("six-axis",),
+    **{servos: ("flip-spin",) for servos in ("maestro", "gpio", "pca9685")},
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,12 @@ class Controller:
     @property
     def module(self) -> ModuleType:
         return KINDS[self.kind]
+
+    def port(self, serial_port: str | None) -> str | None:
+        """Where the link goes: ``[serial] port``, or the hardware a controller with no serial port names
+        (``own_port``: the GPIO pins, the I²C bus)."""
+        own = getattr(self.module, "own_port", None)
+        return own(self) if own is not None else serial_port
 
     def open_link(self, port: str, config: Config, data_dir):
         return self.module.open_link(self, port, config, data_dir)

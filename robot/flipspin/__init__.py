@@ -16,7 +16,7 @@ from .rig import FlipSpinRig
 from .scan import Capture, ScanPlan, plan_scan, scan_view_config, scan_view_dict
 from .steps import RigStep
 from .suited import RigSolution, rig_solution
-from .timing import FlipSpinTiming, timing_from_config
+from .timing import FlipSpinTiming, servo_timing, timing_from_config
 
 __all__ = [
     "Capture",
@@ -36,5 +36,6 @@ __all__ = [
     "rig_solution",
     "scan_view_config",
     "scan_view_dict",
+    "servo_timing",
     "timing_from_config",
 ]

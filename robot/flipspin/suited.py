@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol
 
 import numpy as np
 
@@ -31,12 +32,19 @@ from solver.search.twophase import solve_two_phase
 
 from ..errors import RobotError
 from .pose import FLIP_TABLE, ORIENTATIONS, SPIN_TABLE
-from .rig import FlipSpinRig
+from .steps import RigStep
 
 DEFAULT_CANDIDATES = 4
+
 DEFAULT_BUDGET_S = 1.0
 DEFAULT_MAX_LENGTH = 19  # the first two-phase search stops at a solution this short, or when its time is up
 FIRST_SHARE = 0.6  # of the budget, for the first view's search
+
+
+class PlanningRig(Protocol):
+    """What choosing needs of the rig (``FlipSpinRig``): the plan of some moves from its pose."""
+
+    def preview(self, moves: Sequence[int]) -> tuple[list[RigStep], object]: ...
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ def view_solutions(
 class _Choice:
     """The quickest solution on the rig so far: least robot time, then fewest moves, then the first."""
 
-    rig: FlipSpinRig
+    rig: PlanningRig
     seen: set = field(default_factory=set)
     best: tuple | None = None
 
@@ -136,7 +144,7 @@ class _Choice:
 
 def rig_solution(
     state: str,
-    rig: FlipSpinRig,
+    rig: PlanningRig,
     candidates: int = DEFAULT_CANDIDATES,
     budget_s: float = DEFAULT_BUDGET_S,
     first: Sequence[int] | None = None,

@@ -19,6 +19,7 @@ and set them:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 
 from .pose import Op
@@ -72,3 +73,28 @@ def cost_moves(cost: int) -> int:
 def timing_from_config(table) -> FlipSpinTiming:
     """The timing keys of ``[rig]`` (kind = "flip-spin"), as ``robot.schema.rig.FlipSpinTable`` checked them."""
     return FlipSpinTiming(**{f.name: getattr(table, f.name) for f in fields(FlipSpinTiming)})
+
+
+def servo_timing(
+    spin: dict, cover: dict, travel_s: Callable[[str, float], float], settle_s: float, half_spins: bool = True
+) -> FlipSpinTiming:
+    """The op times of servos the host times itself (GPIO, PCA9685): ``spin`` and ``cover`` map each end-point
+    (-1/0/1, open/hold/flip) to its pulse in µs; ``travel_s(servo, µs)`` is how long that servo takes for a
+    travel, settling not included; ``settle_s`` follows every servo move, as the link waits it. A flip is
+    two cover moves, so it carries one settle besides the one every robot move gets; a layer turn is
+    the same servo move as a spin."""
+    quarter = max(travel_s("spin", abs(spin[1] - spin[0])), travel_s("spin", abs(spin[0] - spin[-1])))
+    half = travel_s("spin", abs(spin[1] - spin[-1]))
+    tip = travel_s("cover", abs(cover["flip"] - cover["open"]))
+    hold = travel_s("cover", abs(cover["hold"] - cover["open"])) + settle_s
+    return FlipSpinTiming(
+        flip_s=2 * tip + settle_s,
+        spin_quarter_s=quarter,
+        spin_half_s=half,
+        turn_quarter_s=quarter,
+        turn_half_s=half,
+        hold_s=hold,
+        release_s=hold,
+        settle_s=settle_s,
+        half_spins=half_spins,
+    )

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
+from firmware_interface.virtual_cube import CORNER_CUTTING_DEG
 from solver.puzzles.cube.geometry import FACES
 
 from ..flipspin.timing import FlipSpinTiming
@@ -52,6 +53,8 @@ class SixAxisTable(Table):
     half_turn_s: float = Field(default=0.25, gt=0, le=10)
     settle_s: float = Field(default=0.02, ge=0, le=10)
     simultaneous_opposite: bool = True
+    # a turn of an adjacent face may start this close to aligned (degrees; docs/hardware.md, "Overlapping turns")
+    overlap_deg: float = Field(default=CORNER_CUTTING_DEG, ge=0, le=45)
     stepper: StepperTable | None = None
 
 

@@ -1,7 +1,9 @@
 // The calibration tab: each camera's live frame with the face outlines drawn over it, the colour
 // references, and (when robotd lets them be changed) their editing: drag a corner or type its pixels,
 // pick a colour, "Check" asks robotd what a save would do, "Save and apply" writes the files and the
-// next scan uses them.
+// next scan uses them. Before the first calibration (no views saved) the faces start where robotd
+// suggests, to be dragged onto the cube; "Scan the solved cube" then checks the saved views. A flip/spin
+// rig has one quad instead, the face under its camera (top_face), saved on its own.
 
 import {api} from "./api.js";
 import {QuadOverlay} from "./quads.js";
@@ -36,7 +38,12 @@ export class CalibrationView {
     byId("calibration-revert").addEventListener("click", () => this.load());
     byId("calibration-check").addEventListener("click", () => this.check());
     byId("calibration-save").addEventListener("click", () => this.save());
+    byId("calibration-solved").addEventListener("click", () => this.checkSolved());
     this.inner.addEventListener("input", () => this.innerChanged());
+    byId("views-size").addEventListener("change", (event) => {
+      this.draft.views.size = Number(event.target.value);
+      this.changed({});
+    });
   }
 
   get editable() {
@@ -57,19 +64,48 @@ export class CalibrationView {
     }
     this.page = page;
     this.draft = page.config ? structuredClone(page.config) : null;
+    if (this.draft && !this.draft.views && page.starting) this.draft.views = structuredClone(page.starting);
+    const top = page.top_face;
+    this.topDraft = top ? structuredClone(top.corners || top.starting) : null;
     this.result.textContent = "";
     this.render();
+  }
+
+  /** No views saved yet: the first calibration, from robotd's starting layout. */
+  get first() {
+    return Boolean(this.page && this.page.config && !this.page.config.views && this.page.starting);
+  }
+
+  /** A flip/spin rig whose face under the camera is not saved yet. */
+  get firstTop() {
+    return Boolean(this.page && this.page.top_face && !this.page.top_face.corners);
   }
 
   render() {
     const views = this.page.views || {};
     const fixed = this.page.views_fixed;
-    this.note.textContent = !Object.keys(views).length ? "No camera views are configured."
+    const top = this.page.top_face;
+    this.note.textContent = this.firstTop
+      ? "First calibration: the face under the camera is not saved yet, so robotd cannot scan. Put a cube on " +
+        `the base with the cover open, and drag the four corners onto that face's outer corners: ${top.order} ` +
+        "(the back of the rig at the top of the picture; the dot marks back-left). Then Save and apply, and check " +
+        "with a solved cube below."
+      : top && top.fixed ? `The face under the camera is ${top.fixed}; the six scan views below follow from it.`
+      : top ? `Drag the corners of the face under the camera (${top.order}), then Save and apply; ` +
+        "the six scan views below follow from it."
+      : this.first
+      ? "First calibration: no views are saved yet, so robotd cannot scan. Put a cube in the rig. In each " +
+        "camera's picture, drag the four corners of each face onto that face's outer corners on the cube " +
+        "(the letter names the face, the dot marks its corner at the top left of the face as drawn in the net). " +
+        "Then Save and apply, and check with a solved cube below."
+      : !Object.keys(views).length ? "No camera views are configured."
       : fixed ? `Face outlines as configured; ${fixed}.`
         : this.editable ? "Drag a corner on the picture, or type its pixels; Check, then Save and apply."
           : "Face outlines as configured; the dot marks each face's top-left corner as drawn in the net.";
     this.overlays.clear();
-    this.views.replaceChildren(...this.cameraGroups().map(([name, group]) => this.figure(name, group)));
+    const figures = this.cameraGroups().map(([name, group]) => this.figure(name, group));
+    if (top) figures.unshift(this.topFigure(top));
+    this.views.replaceChildren(...figures);
     referenceFields(this.references, this.draft || {calibration: this.readOnlyReferences()},
                     this.editable, (change) => this.changed(change));
     this.showEditing();
@@ -79,7 +115,7 @@ export class CalibrationView {
   /** [camera, [{face, corners, key, view, index}]] in the order robotd lists the cameras. */
   cameraGroups() {
     const groups = new Map(Object.keys(this.page.views || {}).map((name) => [name, []]));
-    if (this.draft) {
+    if (this.draft && this.draft.views) {
       this.draft.views.view.forEach((view, index) => {
         if (!groups.has(view.image)) groups.set(view.image, []);
         groups.get(view.image).push({face: view.face, corners: view.corners, key: index, view, index});
@@ -97,10 +133,22 @@ export class CalibrationView {
     return references ? {palette: references} : null;
   }
 
-  figure(name, faces) {
-    const known = (this.page.views || {})[name];
+  /** The flip/spin rig's camera with the face under it, draggable unless the config sets it. */
+  topFigure(top) {
+    const onDrag = top.fixed ? null : (key, k, x, y) => {
+      this.topDraft[k] = [x, y];
+      this.overlays.get("top").update("top", this.topDraft);
+      this.changed({});
+    };
+    const figure = this.figure(top.camera, [{face: "top", corners: this.topDraft, key: "top"}],
+                               {known: top, onDrag, overlayKey: "top"});
+    figure.classList.add("top-face");
+    return figure;
+  }
+
+  figure(name, faces, {known = (this.page.views || {})[name], onDrag, overlayKey = name} = {}) {
     const [width, height] = frameSize(known, faces);
-    const editable = this.editable && this.page.editable.views;
+    const editable = !onDrag && this.editable && this.page.editable.views;
     const figure = document.createElement("figure");
     figure.className = "calibration-view";
     figure.dataset.camera = name;
@@ -124,8 +172,9 @@ export class CalibrationView {
       frame.classList.add("no-camera");
       caption.textContent += " — this camera is not open";
     }
-    const overlay = new QuadOverlay(width, height, faces, editable ? (key, k, x, y) => this.dragged(key, k, x, y) : null);
-    this.overlays.set(name, overlay);
+    const drag = onDrag || (editable ? (key, k, x, y) => this.dragged(key, k, x, y) : null);
+    const overlay = new QuadOverlay(width, height, faces, drag);
+    this.overlays.set(overlayKey, overlay);
     frame.append(overlay.element);
     figure.append(frame, caption);
     if (editable && faces.length) {
@@ -167,7 +216,26 @@ export class CalibrationView {
       const overlay = this.overlays.get(view.image);
       if (overlay) overlay.update(index, view.corners);
     }
-    this.result.textContent = this.changes() ? "Changed: not saved yet." : "";
+    this.result.textContent = this.changes() || this.topChanged() ? "Changed: not saved yet." : "";
+  }
+
+  /** The face under a flip/spin rig's camera differs from what robotd has (or was never saved). */
+  topChanged() {
+    const top = this.page && this.page.top_face;
+    return Boolean(top && !top.fixed && JSON.stringify(this.topDraft) !== JSON.stringify(top.corners));
+  }
+
+  /** Save the face under the camera; true when saved. */
+  async saveTopFace() {
+    let reply;
+    try {
+      reply = await api("api/calibration/top_face", {method: "PUT", body: {corners: this.topDraft}});
+    } catch (error) {
+      this.result.textContent = `Not saved: ${error.message}`;
+      return false;
+    }
+    this.saved(reply);
+    return true;
   }
 
   /** The parts that differ from what robotd has, as PUT /api/calibration takes them (null: none). */
@@ -185,11 +253,16 @@ export class CalibrationView {
   showEditing() {
     const editable = this.editable;
     byId("inner-field").hidden = !(editable && this.page.editable.views);
-    if (editable) this.inner.value = String(this.draft.views.inner);
+    if (editable && this.draft.views) this.inner.value = String(this.draft.views.inner);
+    byId("size-field").hidden = !this.first;
+    if (this.first) byId("views-size").value = String(this.draft.views.size);
+    byId("calibration-solved").disabled = !(this.page && this.page.config && this.page.config.views) || !this.online;
     const files = editable ? this.page.files : null;
-    byId("calibration-files").textContent = files
-      ? `Saved to ${files.views} (views) and ${files.calibration} (colours); the previous file is kept as a backup.`
-      : "This rig's calibration cannot be changed from here.";
+    const top = this.page && this.page.top_face;
+    const where = !top ? files && `${files.views} (views)`
+      : top.fixed ? null : `${top.file} (the face under the camera)`;
+    byId("calibration-files").textContent = !files ? "This rig's calibration cannot be changed from here."
+      : `Saved to ${where ? `${where} and ` : ""}${files.calibration} (colours); the previous file is kept as a backup.`;
     byId("calibration-revert").disabled = !editable;
     for (const id of ["calibration-check", "calibration-save"]) byId(id).disabled = !editable || !this.online;
   }
@@ -212,7 +285,8 @@ export class CalibrationView {
   async check(quiet = false) {
     const body = this.changes();
     if (!body) {
-      this.result.textContent = "No changes to check.";
+      this.result.textContent = this.topChanged()
+        ? "The face under the camera is checked as it is saved: Save and apply." : "No changes to check.";
       return false;
     }
     let reply;
@@ -233,6 +307,7 @@ export class CalibrationView {
   }
 
   async save() {
+    if (this.topChanged() && (!(await this.saveTopFace()) || !this.changes())) return;
     if (!(await this.check(true))) return;
     let reply;
     try {
@@ -241,12 +316,43 @@ export class CalibrationView {
       this.result.textContent = `Not saved: ${error.message}`;
       return;
     }
+    this.saved(reply);
+  }
+
+  /** robotd's page after a save: drawn afresh, and what was written where. */
+  saved(reply) {
+    const colours = this.draft && this.draft.calibration;
     this.page = reply;
     this.draft = structuredClone(reply.config);
+    if (reply.saved[0].part === "top_face" && colours) this.draft.calibration = colours; // still to save
+    this.topDraft = reply.top_face ? structuredClone(reply.top_face.corners || reply.top_face.starting) : null;
     this.render();
     const saved = reply.saved.map((s) => `${s.part} to ${s.file}` + (s.backup ? ` (the previous file is kept as ${s.backup})` : ""));
     this.result.textContent = `Saved ${saved.join("; ")}, and applied: the next scan uses it.`;
     this.onMessage("calibration", "info", "Calibration saved and applied.", {autoHideMs: 4000});
+  }
+
+  /** Scan the cube in the rig, a solved one, with the saved views; show the verdict and what was read. */
+  async checkSolved() {
+    const result = byId("calibration-solved-result");
+    const figure = byId("calibration-solved-figure");
+    result.textContent = "Scanning…";
+    delete result.dataset.solved;
+    figure.hidden = true;
+    let reply;
+    try {
+      reply = await api("api/calibration/solved", {method: "POST"});
+    } catch (error) {
+      result.textContent = `Could not scan: ${error.message}`;
+      return;
+    }
+    const message = reply.message.replace(/\.$/, "");
+    result.textContent = reply.solved ? `Confirmed: ${message}.` : `Not right yet: ${message}.`;
+    result.dataset.solved = String(reply.solved);
+    if (reply.scan_id !== null) {
+      byId("calibration-solved-overlay").src = `api/scan/overlay.png?scan=${reply.scan_id}`;
+      figure.hidden = false;
+    }
   }
 
   /** Connect (or release) the MJPEG streams: only a visible tab holds camera connections. */

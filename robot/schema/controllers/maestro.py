@@ -10,57 +10,28 @@ from firmware_interface.maestro.timing import MaestroTiming
 
 from ..base import Table, raise_problems
 from ..timing import timing_table
+from .servo import CoverPoints, EndPoints, SpinPoints
 
 MaestroTimingTable = timing_table("MaestroTimingTable", MaestroTiming, skip=("baudrate", "servo_us_per_ms"))
 
 
-MIN_APART_US = 20.0
-
-
-class _Servo(Table):
+class _Servo(EndPoints):
     """One servo of the Maestro: its channel, its pulse width (µs) at each end-point, its speed and accel."""
 
     speed: int = Field(default=0, ge=0, le=10000, description="Maestro units; 0: as fast as the servo goes")
     accel: int = Field(default=0, ge=0, le=255, description="Maestro units; 0: no ramp")
-
-    @model_validator(mode="after")
-    def _apart(self) -> Any:
-        pulses = {key: value for key, value in self if key.endswith("_us")}
-        ordered = sorted(pulses.values())
-        if any(b - a < MIN_APART_US for a, b in zip(ordered, ordered[1:])):
-            name = type(self).__name__.removesuffix("Servo").lower()
-            raise_problems(
-                [
-                    (
-                        next(iter(pulses)),
-                        f"the {name} end-points must be at least {MIN_APART_US:g} µs "
-                        f"apart; got {', '.join(f'{v:g}' for v in pulses.values())}",
-                    )
-                ]
-            )
-        return self
 
 
 def _channel(default: int) -> Any:
     return Field(default=default, ge=0, le=23)
 
 
-def _pulse(default: float) -> Any:
-    return Field(default=default, ge=400, le=2600, description="µs; within the channel's limits")
-
-
-class SpinServo(_Servo):
+class SpinServo(SpinPoints, _Servo):
     channel: int = _channel(0)
-    ccw_us: float = _pulse(1000.0)  # spinner at -1
-    home_us: float = _pulse(1500.0)
-    cw_us: float = _pulse(2000.0)
 
 
-class CoverServo(_Servo):
+class CoverServo(CoverPoints, _Servo):
     channel: int = _channel(1)
-    open_us: float = _pulse(1500.0)
-    hold_us: float = _pulse(1200.0)
-    flip_us: float = _pulse(1900.0)
 
 
 class MaestroTable(Table):

@@ -1,0 +1,197 @@
+"""Splicing quicker completions into a 3x3x3 solution while the robot is already executing it.
+
+The robot starts at once on the first answer. Meanwhile searches look for a
+completion from a point a few commands ahead of the robot that takes less
+motor time than what the plan still holds there, and splice it in, but only
+while the robot has not yet begun the command at that point: what it has
+begun stays as it is. A plan is kept as the rig's commands (each with its
+moves, motor time and the solver that found it), so that what the robot
+executes, and which solver produced each move, can be shown.
+
+The rig is known only through ``plan`` (moves -> the rig's commands as
+(moves, seconds) pairs) and ``started`` (how many moves the robot has
+begun), so this module holds no rig code: the daemon passes its rig's
+planner and its progress, a bench the rig's planned pace.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..puzzles.cube.cubie import CubieCube, apply_moves_cubie
+from ..puzzles.cube.notation import format_moves, move_length
+
+RigPlan = Callable[[Sequence[int]], list[tuple[tuple[int, ...], float]]]
+MARGIN_S = 0.05  # time kept between a search's end and the robot reaching its cut
+IMPROVEMENT_S = 0.005  # a splice must save at least this much motor time
+IDLE_S = 0.02  # how often a refiner with nothing new to try looks at the robot's progress again
+
+
+@dataclass(frozen=True)
+class Command:
+    moves: tuple[int, ...]
+    seconds: float
+    source: str  # the solver whose answer holds this command
+
+
+@dataclass(frozen=True)
+class Found:
+    """A search's completion from command ``cut`` of the plan it was given."""
+
+    source: str
+    cut: int
+    prefix: list[int]  # the plan's moves before the cut when the search began
+    moves: list[int]
+    seconds: float  # search wall time
+
+
+class SplicedPlan:
+    """The commands the robot executes; completions replace the part it has not begun."""
+
+    def __init__(self, moves: Sequence[int], source: str, plan: RigPlan, started: Callable[[], int]):
+        self._plan, self._started = plan, started
+        self._lock = threading.Lock()
+        self.commands = self._commands(moves, source)
+        self.splices: list[dict] = []
+
+    def _commands(self, moves: Sequence[int], source: str) -> list[Command]:
+        return [Command(tuple(group), seconds, source) for group, seconds in self._plan(moves)]
+
+    @property
+    def moves(self) -> list[int]:
+        return [m for command in self.commands for m in command.moves]
+
+    @property
+    def motor_s(self) -> float:
+        return sum(command.seconds for command in self.commands)
+
+    def starts_s(self) -> list[float]:
+        """When each command begins, in planned seconds after the robot's start."""
+        starts, elapsed = [], 0.0
+        for command in self.commands:
+            starts.append(elapsed)
+            elapsed += command.seconds
+        return starts
+
+    def moves_begun_by(self, elapsed_s: float) -> int:
+        """Moves of the commands a robot keeping the planned pace has begun ``elapsed_s`` after its start."""
+        commands, begun, start = self.commands, 0, 0.0
+        for command in commands:
+            if start > elapsed_s:
+                break
+            begun += len(command.moves)
+            start += command.seconds
+        return begun
+
+    def moves_before(self, cut: int) -> list[int]:
+        return [m for command in self.commands[:cut] for m in command.moves]
+
+    def splice(self, found: Found) -> bool:
+        """Put ``found`` in place of the commands from its cut on, if they take longer and the robot
+        has not begun the one at the cut, and the plan still leads there; True if it did."""
+        with self._lock:
+            if self.moves_before(found.cut) != found.prefix or self._started() > len(found.prefix):
+                return False
+            tail = self._commands(found.moves, found.source)
+            old = sum(c.seconds for c in self.commands[found.cut :])
+            new = sum(c.seconds for c in tail)
+            if new > old - IMPROVEMENT_S:
+                return False
+            self.commands = self.commands[: found.cut] + tail
+            self.splices.append(
+                {
+                    "solver": found.source,
+                    "from_move": len(self.moves_before(found.cut)),
+                    "saved_s": round(old - new, 3),
+                    "search_s": round(found.seconds, 3),
+                }
+            )
+            return True
+
+    def segments(self) -> list[dict]:
+        """Consecutive moves by the solver that found them: what the run record shows."""
+        out: list[dict] = []
+        for command in self.commands:
+            if out and out[-1]["solver"] == command.source:
+                out[-1]["moves"].extend(command.moves)
+                out[-1]["planned_s"] += command.seconds
+            else:
+                out.append({"solver": command.source, "moves": list(command.moves), "planned_s": command.seconds})
+        for segment in out:
+            moves = segment["moves"]
+            segment.update(moves=format_moves(moves), htm=move_length(moves, "htm"), qtm=move_length(moves, "qtm"))
+            segment["planned_s"] = round(segment["planned_s"], 3)
+        return out
+
+
+class TailSearch:
+    """One kind of search the refiner runs: how long it may take, and where it may cut."""
+
+    name: str = ""
+    budget_s: float = 0.2
+    late_s: float = 0.0  # how much later than its budget this search has been answering (a running mean)
+
+    def cut(self, plan: SplicedPlan, elapsed_s: float) -> int | None:
+        """The first command the robot reaches after this search would end (None: none left)."""
+        ready = elapsed_s + self.budget_s + self.late_s + MARGIN_S
+        return next((index for index, start in enumerate(plan.starts_s()) if start >= ready), None)
+
+    def start(self, cube: CubieCube) -> Callable[[], list[int] | None]:
+        """Begin searching from ``cube``; the result comes from the returned call (which may wait)."""
+        raise NotImplementedError
+
+    def took(self, budget_s: float, seconds: float) -> None:
+        self.late_s = 0.5 * self.late_s + 0.5 * max(0.0, seconds - budget_s)
+
+
+def refine(
+    cube: CubieCube,
+    plan: SplicedPlan,
+    searches: Sequence[TailSearch],
+    started_at: float,
+    stop: threading.Event | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> None:
+    """Run each of ``searches`` in a thread of its own, from points ahead of the robot, and splice what
+    they find, until none has a point left ahead of the robot or ``stop`` is set."""
+    stop = stop or threading.Event()
+    threads = [
+        threading.Thread(target=_search_loop, args=(cube, plan, search, started_at, stop, clock), daemon=True)
+        for search in searches[1:]
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        if searches:
+            _search_loop(cube, plan, searches[0], started_at, stop, clock)
+    finally:
+        for thread in threads:
+            thread.join()
+
+
+def _search_loop(
+    cube: CubieCube,
+    plan: SplicedPlan,
+    search: TailSearch,
+    started_at: float,
+    stop: threading.Event,
+    clock: Callable[[], float],
+) -> None:
+    tried: set[tuple[int, tuple[int, ...]]] = set()  # (cut, moves): the same point of the same plan
+    while not stop.is_set():
+        cut = search.cut(plan, clock() - started_at)
+        if cut is None:
+            return
+        key = (cut, tuple(plan.moves))
+        if key in tried:
+            time.sleep(IDLE_S)  # nothing new to try: wait for the robot to move on
+            continue
+        tried.add(key)
+        begun, budget, prefix = clock(), search.budget_s, plan.moves_before(cut)
+        moves = search.start(apply_moves_cubie(cube, prefix))()
+        search.took(budget, clock() - begun)
+        if moves is not None:
+            plan.splice(Found(search.name, cut, prefix, moves, clock() - begun))
