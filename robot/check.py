@@ -31,6 +31,11 @@ BOARD_FIX = (
     "install deploy/99-robotd.rules for /dev/robotd-rig; a board that opens but does not answer needs the "
     "firmware of [controller] kind flashed (docs/firmware.md)"
 )
+SERVO_FIX = (
+    "check the servos' wiring and [controller.{kind}] (the pins, or the I2C bus and address: `i2cdetect -y 1` "
+    "lists the boards on bus 1; enable I2C with raspi-config), and that the [pi] extra is installed "
+    '(docs/hardware.md, "Servos straight from the Pi")'
+)
 MODEL_FIX = (
     "copy the project's models/ folder beside the installed packages, or point ROBOTD_MODEL_DIR at it "
     "(an Environment= line in robotd.service; docs/install-pi.md)"
@@ -93,7 +98,11 @@ def _board(parts: Parts, result: CheckResult) -> None:
         link.connect()
         result.board = board_identity(link_info(link))
     except LinkError as error:
-        result.add(Missing("board", f"serial port {sections['port']}: {error}", BOARD_FIX))
+        controller = sections["controller"]
+        if controller.port(None) is None:
+            result.add(Missing("board", f"serial port {sections['port']}: {error}", BOARD_FIX))
+        else:
+            result.add(Missing("board", f"{sections['port']}: {error}", SERVO_FIX.format(kind=controller.kind)))
     finally:
         link.close()
 

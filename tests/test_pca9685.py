@@ -150,3 +150,5 @@ def test_a_real_rig_needs_no_serial_port_and_check_names_the_missing_bus(tmp_pat
     assert parts.sections["port"] == "PCA9685 on /dev/i2c-97 at 0x40"
     problems = check(tmp_path / "robotd.toml").problems
     assert any("no /dev/i2c-97" in p for p in problems) and not any("[serial] port: required" in p for p in problems)
+    board = [p for p in problems if "/dev/i2c-97" in p]
+    assert board and all("[controller.pca9685]" in p and "serial port" not in p for p in board)
