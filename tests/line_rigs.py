@@ -54,6 +54,7 @@ class Dialect:
     faulty_line: dict
     faulty_line_timing: dict
     faults_seen: tuple[tuple[str, str], ...]
+    faulty_line_turns: int  # the first plan's length on a simulator: enough for every counter of faults_seen
     numbered: bool  # lines carry a number and a checksum: each runs once, in order, so each move runs once
     idle_status: dict  # what status() reports after a clean run, besides healthy and done_through
     clean_counters: dict  # link counters that stay as they are through a clean run
@@ -71,6 +72,7 @@ DIALECTS = {
         faulty_line={"drop": 0.05, "corrupt": 0.01, "duplicate": 0.01, "seed": 7},
         faulty_line_timing={"probe_after": 0.1},
         faults_seen=(("to_device", "dropped"), ("to_host", "dropped")),
+        faulty_line_turns=80,  # each drop costs a probe_after of quiet: about 15 and 25 drops come in 80 turns
         numbered=True,
         idle_status={"halted": False},
         # a probe after probe_after of quiet (a loaded machine) is answered after what is ahead: no count here
@@ -92,6 +94,7 @@ DIALECTS = {
         faulty_line={"drop": 0.03, "duplicate": 0.03, "noise": 0.03, "seed": 11, "to_host": {"corrupt": 0.03}},
         faulty_line_timing={},
         faults_seen=(("to_device", "noise"), ("to_device", "dropped"), ("to_host", "corrupted")),
+        faulty_line_turns=200,  # noise and drops towards the board come about once in 25 turns
         numbered=False,
         idle_status={"state": "Idle"},
         clean_counters={"resends": 0},

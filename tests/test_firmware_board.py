@@ -32,11 +32,13 @@ def test_the_cube_follows_turns_and_pairs(start_device, connect):
     assert devices.quarter_turns(device) == 8 + 2 + 3
 
 
-def test_exactly_once_over_a_thousand_turns_through_a_faulty_line(start_device, connect):
+@pytest.mark.parametrize("turns", [200, pytest.param(1000, marks=pytest.mark.slow)])
+def test_exactly_once_over_many_turns_through_a_faulty_line(start_device, connect, turns):
     rates = {"drop": 0.05, "corrupt": 0.01, "duplicate": 0.01, "noise": 0.01, "seed": 5}
     device = start_device(faults=rates)
     link = connect(device)
-    moves = [random.Random(8).randrange(18) for _ in range(1000)]
+    rng = random.Random(8)
+    moves = [rng.randrange(18) for _ in range(turns)]
     link.moves(moves)
     link.wait(timeout=120)
     assert device.cube == apply(SOLVED, format_moves(moves))

@@ -31,16 +31,14 @@ before the host can notice. Jobs run in order on a worker thread; public methods
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError, DeviceFault, DeviceReset, DeviceSilent, HandshakeError, LinkError, PortError
-from ..motion import Motion, result_within, settle
-from ..steps import Step
+from ..motion import Motion, result_within
+from ..servo_jobs import ServoJobs
 from . import dialect as mp
 from .port import MaestroPort
 from .session import MaestroSession
@@ -51,17 +49,10 @@ __all__ = ["MaestroLink", "MaestroTiming"]
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class _Job:
-    run: object  # callable returning the result
-    future: Future
-    motion: Motion | None = None
-
-
 _DEAD = (PortError, DeviceSilent, HandshakeError, DeviceReset)  # these need connect() again
 
 
-class MaestroLink:
+class MaestroLink(ServoJobs):
     """A Maestro with ``channels`` servo channels on ``port``."""
 
     def __init__(self, port: str, *, channels: int = 6, crc: bool = False, timing: MaestroTiming | None = None):
@@ -69,17 +60,15 @@ class MaestroLink:
             raise ConfigError(f"port must be a device path or pyserial URL, got {port!r}")
         if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= mp.MAX_CHANNEL + 1:
             raise ConfigError(f"channels must be 1..{mp.MAX_CHANNEL + 1}, got {channels!r}")
+        super().__init__()
         self.port, self.channels, self.crc = port, channels, bool(crc)
         self.timing = timing or MaestroTiming()
-        self._lock = threading.Lock()
         self._wake = threading.Event()  # set when a fault is latched: the worker stops napping
         self._io: MaestroPort | None = None
-        self._jobs: queue.Queue = queue.Queue()
-        self._worker: threading.Thread | None = None
         self._closing = self._connected = self._dead = False
         self._fault: LinkError | None = None
         self._info: dict | None = None
-        self._next_mid, self._done_mid = 1, 0
+        self._done_mid = 0
         self.counters: dict[str, Any] = {
             "queries": 0,
             "retries": 0,
@@ -108,9 +97,7 @@ class MaestroLink:
             self._wake.clear()
             self.session.forget()
         self._io = MaestroPort(self.port, self.timing, crc=self.crc, gate=self._gate, counters=self.counters)
-        self._jobs = queue.Queue()
-        self._worker = threading.Thread(target=self._work, args=(self._jobs,), name=f"maestro {self.port}", daemon=True)
-        self._worker.start()
+        self._start_worker(f"maestro {self.port}")
         info = result_within(
             self._submit(self.session.hello, check=False),
             self.timing.boot_timeout * 4 + self.channels * self.timing.silence,
@@ -139,38 +126,20 @@ class MaestroLink:
         self.close()
 
     def _shutdown(self, why: LinkError) -> None:
-        worker, io = self._worker, self._io
-        if worker is not None:
+        if self._worker is not None:
             self.latch(why, dead=True)
-            self._jobs.put(None)
-            worker.join(timeout=2 * self.timing.silence + 1)
-        if io is not None:
-            io.close()
-        self._worker = self._io = None
+            self._stop_worker(timeout=2 * self.timing.silence + 1)
+        if self._io is not None:
+            self._io.close()
+        self._io = None
 
     # ------------------------------------------------------------ worker, faults
 
-    def _work(self, jobs: queue.Queue) -> None:
-        while (job := jobs.get()) is not None:
-            fault = self._fault
-            try:
-                if fault is not None:
-                    raise fault
-                value = job.run()
-            except LinkError as err:
-                fault = self.latch(err, dead=isinstance(err, _DEAD))
-                self._settle(job, error=fault if job.motion is not None else err)
-            except Exception as err:  # a bug: fail the job, keep the worker
-                log.exception("%s: job failed", self.port)
-                self._settle(job, error=LinkError(f"internal error: {err!r}", port=self.port))
-            else:
-                self._settle(job, value=value)
+    def _before_job(self) -> None:
+        self._gate()  # a job queued behind a latched fault fails with it, unrun
 
-    @staticmethod
-    def _settle(job: _Job, value=None, error: BaseException | None = None) -> None:
-        futures = [job.future] + ([job.motion.received] if job.motion is not None else [])
-        for future in futures:
-            settle(future, value, error)
+    def _on_fault(self, err: LinkError) -> LinkError:
+        return self.latch(err, dead=isinstance(err, _DEAD))
 
     def latch(self, err: LinkError, dead: bool) -> LinkError:
         """Make ``err`` the link's fault (a dead one replaces a live one), wake the worker, fail the queue."""
@@ -184,17 +153,9 @@ class MaestroLink:
             self._dead |= dead
             fault = self._fault
             self._wake.set()
-            pending = []
-            while True:
-                try:
-                    pending.append(self._jobs.get_nowait())
-                except queue.Empty:
-                    break
+            pending = self._take_queued()
         for job in pending:
-            if job is None:
-                self._jobs.put(None)
-            else:
-                self._settle(job, error=fault)
+            job.settle(error=fault)
         return fault
 
     def _gate(self) -> None:
@@ -209,14 +170,6 @@ class MaestroLink:
             self._wake.wait(seconds)
         self._gate()
 
-    def _submit(self, run, motion: Motion | None = None, check: bool = True) -> Future:
-        future = motion.completed if motion is not None else Future()
-        with self._lock:
-            if check:
-                self._check_usable()
-            self._jobs.put(_Job(run, future, motion))
-        return future
-
     def _check_usable(self) -> None:
         if not self._connected:
             raise (
@@ -226,12 +179,6 @@ class MaestroLink:
             )
         if self._fault is not None:
             raise self._fault
-
-    def _motion(self, verb: str, tokens) -> Motion:
-        with self._lock:
-            motion = Motion(Step(verb, self._next_mid, motors=tuple(tokens)))
-            self._next_mid += 1
-        return motion
 
     def finished(self, motion: Motion) -> None:
         with self._lock:
@@ -277,13 +224,6 @@ class MaestroLink:
         motion = self._motion("HOME", ())
         self._submit(lambda: self.session.home(motion), motion)
         return motion
-
-    def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
-        """Wait for these motions; with none given, for everything queued so far (jobs run in order)."""
-        if motions is None:
-            result_within(self._submit(lambda: None, check=False), timeout, "the queue did not drain")
-            return []
-        return [motion.wait(timeout) for motion in motions]
 
     def query(self, timeout: float | None = None) -> dict:
         """Positions of every channel, the moving state and the error register (checked as after a move)."""
@@ -347,7 +287,7 @@ class MaestroLink:
                 "targets": dict(self.session.targets),
                 "positions": dict(self.session.positions),
                 "last_heard_s": round(time.monotonic() - io.last_reply, 4) if io else None,
-                "backlog": self._jobs.qsize(),
+                "backlog": self.backlog,
                 "done_through": self._done_mid,
                 "counters": {**self.counters, "error_bits": dict(self.counters["error_bits"])},
             }

@@ -15,8 +15,6 @@ too. Moves run in order on a worker thread; public methods are thread-safe.
 from __future__ import annotations
 
 import atexit
-import logging
-import queue
 import threading
 import time
 import weakref
@@ -24,15 +22,13 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from ..errors import ConfigError, DeviceFault, LinkError
-from ..motion import Motion, result_within, settle
-from ..steps import Step
+from ..motion import Motion
+from ..servo_jobs import ServoJobs
 from .outputs import PulseOutputs
 from .timing import PwmServoTiming
 
-log = logging.getLogger(__name__)
 
-
-class PwmServoLink:
+class PwmServoLink(ServoJobs):
     """Servos on ``channels`` (channel -> lowest and highest pulse width in µs) of the outputs ``opener`` opens."""
 
     def __init__(
@@ -43,15 +39,12 @@ class PwmServoLink:
         where: str,
         timing: PwmServoTiming | None = None,
     ):
+        super().__init__()
         self.port, self._opener, self.ranges = where, opener, dict(channels)
         self.timing = timing or PwmServoTiming()
-        self._lock = threading.Lock()
         self._stop = threading.Event()  # set by an e-stop or close: a move in progress stops waiting
         self._outputs: PulseOutputs | None = None
-        self._jobs: queue.Queue = queue.Queue()
-        self._worker: threading.Thread | None = None
         self._fault: LinkError | None = None
-        self._next_mid = 1
         self._closed = False
         self.pulses: dict[int, float | None] = dict.fromkeys(channels)  # µs each output sends now (None: off)
         self.speeds: dict[int, float] = dict.fromkeys(channels, 0.0)  # µs per second; 0: no limit
@@ -70,9 +63,7 @@ class PwmServoLink:
             self._outputs, self._fault = outputs, None
             self.pulses = dict.fromkeys(self.ranges)
             self._stop.clear()
-            self._jobs = queue.Queue()
-            self._worker = threading.Thread(target=self._work, args=(self._jobs,), name=self.port, daemon=True)
-            self._worker.start()
+            self._start_worker(self.port)
         return dict(self.info)
 
     @property
@@ -92,10 +83,7 @@ class PwmServoLink:
 
     def _release(self) -> None:
         self._stop.set()
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            self._jobs.put(None)
-            worker.join(timeout=2)
+        self._stop_worker(timeout=2)
         with self._lock:
             outputs, self._outputs = self._outputs, None
             self.pulses = dict.fromkeys(self.ranges)
@@ -132,12 +120,6 @@ class PwmServoLink:
         motion = self._motion("SET_ACCEL", (f"{channel}=0",))
         self._submit(lambda: None, motion)
         return motion
-
-    def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
-        if motions is None:
-            result_within(self._submit(lambda: None, check=False), timeout, "the queue did not drain")
-            return []
-        return [motion.wait(timeout) for motion in motions]
 
     def query(self, timeout: float | None = None) -> dict:
         return {"positions": self._positions(), "moving": False, "targets": self._positions()}
@@ -184,7 +166,7 @@ class PwmServoLink:
             "handshake": self.info if connected else None,
             "targets": self._positions(),
             "positions": self._positions(),
-            "backlog": self._jobs.qsize(),
+            "backlog": self.backlog,
             "counters": dict(self.counters),
         }
 
@@ -247,42 +229,16 @@ class PwmServoLink:
         if self._outputs is None:
             raise LinkError("the link was closed before this was done", port=self.port)
 
-    def _work(self, jobs: queue.Queue) -> None:
-        while (job := jobs.get()) is not None:
-            run, future, motion = job
-            try:
-                value = run()
-            except LinkError as error:
-                settle(future, error=error)
-                if motion is not None:
-                    settle(motion.received, error=error)
-            except Exception as error:  # a bug: fail the job, keep the worker
-                log.exception("%s: job failed", self.port)
-                settle(future, error=LinkError(f"internal error: {error!r}", port=self.port))
-            else:
-                settle(future, value if value is not None else {"mid": motion.mid if motion else None})
-
-    def _submit(self, run, motion: Motion | None = None, check: bool = True) -> Future:
-        future = motion.completed if motion is not None else Future()
-        with self._lock:
-            if check:
-                if self._outputs is None:
-                    raise LinkError("not connected: call connect() first", port=self.port)
-                if self._fault is not None:
-                    raise self._fault
-            self._jobs.put((run, future, motion))
-        return future
+    def _check_usable(self) -> None:
+        if self._outputs is None:
+            raise LinkError("not connected: call connect() first", port=self.port)
+        if self._fault is not None:
+            raise self._fault
 
     def _latch(self, fault: LinkError) -> None:
         with self._lock:
             self._fault = fault
             self._stop.set()
-
-    def _motion(self, verb: str, tokens) -> Motion:
-        with self._lock:
-            motion = Motion(Step(verb, self._next_mid, motors=tuple(tokens)))
-            self._next_mid += 1
-        return motion
 
     def _positions(self, channels: list[int] | None = None) -> dict[int, int]:
         """Each channel's pulse in quarter-µs, as a Maestro reports it (0: off)."""
