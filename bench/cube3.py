@@ -1,6 +1,7 @@
 """Benchmark of the 3x3x3 neural A* solver; prints one JSON object.
 
-    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--perimeter D] [--write-card]
+    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--perimeter D] [--cores N]
+        [--write-card]
 
 Two seeded test sets: ``short``, scrambles of 5 to 12 random quarter turns
 (each drawn uniformly from the 12, so some cancel, as in the published test),
@@ -10,13 +11,17 @@ and the fraction of solutions that are optimal. The perimeter table is loaded
 before timing starts, as the daemon does at start-up. --write-card stores the
 result as the metrics of models/cube3.json (the ONNX file and its sha256 are
 untouched). For searches that ran out of time it reports how far past the
-budget they returned (``overrun_ms_*``).
+budget they returned (``overrun_ms_*``). ``--cores N`` pins the bench (and
+so onnxruntime's threads) to the first N cores; the machine's load average
+at the start and the end is in the JSON, as the figures depend on it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -99,8 +104,11 @@ def main() -> None:
     parser.add_argument("--perimeter", type=int, default=DEFAULT_DEPTH, help="perimeter depth, 0 for none")
     parser.add_argument("--short", type=int, default=200)
     parser.add_argument("--random", type=int, default=100)
+    parser.add_argument("--cores", type=int, default=None, help="pin to the first N cores (default: all)")
     parser.add_argument("--write-card", action="store_true")
     args = parser.parse_args()
+    if args.cores:
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: args.cores])  # before onnxruntime starts
     if args.quick:
         args.short, args.random, args.budget_s = 30, 3, 10.0
     model = load_model()
@@ -112,12 +120,16 @@ def main() -> None:
         "batch": args.batch,
         "budget_s": args.budget_s,
         "perimeter": args.perimeter,
+        "cores": len(os.sched_getaffinity(0)),
+        "load_at_start": round(os.getloadavg()[0], 2),
     }
     optimal = optimal_lengths(sets["short"])
     for name, states in sets.items():
         result[name] = run_set(
             states, model, args.weight, args.batch, args.budget_s, perimeter, optimal if name == "short" else None
         )
+    result["load_at_end"] = round(os.getloadavg()[0], 2)
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     print(json.dumps(result))
     if args.write_card:
         card_path = model_dir() / "cube3.json"

@@ -1,7 +1,7 @@
 """What a user waits for on a 3x3x3: solve time plus motor time, the daemon's solvers against kociemba.
 
     python bench/robot_time.py [--cubes N] [--seed S] [--budget-s S] [--quick] [--no-splice] [--skip-neural]
-        [--first-max-length N]
+        [--first-answer-s S] [--refine-budgets-s 0.15,0.3,0.6,1]
 
 On the same N seeded, uniformly random states (default 100), with the
 default ``[rig]`` (a six-motor rig: quarter turn 0.15 s, half turn 0.25 s,
@@ -45,7 +45,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)  # bench/serial.py wou
 from robot.config import Config  # noqa: E402
 from robot.rig import rig_from_config  # noqa: E402
 from robot.run import RunSettings, is_solved  # noqa: E402
-from robot.solving import FIRST_MAX_LENGTH, RigSolver, candidate  # noqa: E402
+from robot.solving import FIRST_ANSWER_S, REFINE_BUDGETS_S, RigSolver, candidate  # noqa: E402
 from solver.api import apply, solve  # noqa: E402
 from solver.puzzles.cube.batch import Puzzle, to_cubie  # noqa: E402
 from solver.puzzles.cube.cubie import from_facelets, to_facelets  # noqa: E402
@@ -68,9 +68,12 @@ class RobotPace:
         return self.plan.moves_begun_by(time.perf_counter() - self.started_at)
 
 
-def run_daemon(states: list[str], settings: RunSettings, rig, splice: bool, first_max_length: int) -> list[dict]:
+def run_daemon(
+    states: list[str], settings: RunSettings, rig, splice: bool, first_answer_s: float, budgets: tuple | None
+) -> list[dict]:
     solving = RigSolver(settings, rig)
-    solving.first_max_length = first_max_length
+    solving.first_answer_s = first_answer_s
+    solving.refine_budgets_s = budgets or solving.refine_budgets_s
     solving.prepare()
     if splice:
         solving.prepare_refiner()
@@ -170,7 +173,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10 cubes")
     parser.add_argument("--no-splice", action="store_true", help="the daemon without refining while the robot moves")
     parser.add_argument(
-        "--first-max-length", type=int, default=FIRST_MAX_LENGTH, help="two-phase's first answer stops at this length"
+        "--first-answer-s", type=float, default=FIRST_ANSWER_S, help="how long two-phase's first answer searches"
+    )
+    parser.add_argument(
+        "--refine-budgets-s", default=None, help="two-phase's budget per refining round, e.g. 0.15,0.3,0.6,1"
     )
     parser.add_argument("--skip-neural", action="store_true", help="leave out neural A* alone")
     args = parser.parse_args()
@@ -179,6 +185,7 @@ def main() -> None:
     states = [to_facelets(to_cubie(row)) for row in rows]
     settings = RunSettings() if args.budget_s is None else RunSettings(solve_budget_s=args.budget_s)
     rig = rig_from_config(Config({}).section("rig"))
+    budgets = tuple(float(b) for b in args.refine_budgets_s.split(",")) if args.refine_budgets_s else None
     load = os.getloadavg()[0]
     started = time.perf_counter()
     report = {
@@ -187,11 +194,12 @@ def main() -> None:
         "budget_s": settings.solve_budget_s,
         "fallback": settings.solve_fallback,
         "fallback_budget_s": settings.fallback_budget_s,
-        "first_max_length": args.first_max_length,
+        "first_answer_s": args.first_answer_s,
+        "refine_budgets_s": budgets or REFINE_BUDGETS_S,
         "rig": rig.status(),
         "load_at_start": round(load, 2),
     }
-    report["daemon"] = summarise(run_daemon(states, settings, rig, not args.no_splice, args.first_max_length))
+    report["daemon"] = summarise(run_daemon(states, settings, rig, not args.no_splice, args.first_answer_s, budgets))
     if not args.skip_neural:
         report["neural"] = summarise(run_neural(states, settings, rig))
     report["two_phase"] = summarise(run_two_phase(states, settings, rig))

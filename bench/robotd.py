@@ -1,6 +1,6 @@
 """Benchmark of complete robotd dry runs in simulation; prints one JSON object.
 
-    python bench/robotd.py [--quick] [--runs N] [--moves3 K] [--budget-s S]
+    python bench/robotd.py [--quick] [--runs N] [--moves3 K] [--budget-s S] [--parts memory,dry_runs,...]
 
 - ``dry_runs``: N consecutive ``--once`` runs, alternating 2x2x2 and 3x3x3,
   seeded, cycling through the lighting presets, through the real pyserial
@@ -11,7 +11,9 @@
   must end ``error`` with a message saying which, recorded in the history).
 - ``memory``: 20 consecutive 3x3x3 dry runs in one daemon (5 with
   ``--quick``): peak resident memory (VmHWM) of the daemon and of its
-  two-phase worker process, and the first solve's time against the later.
+  two-phase worker process, and the first solve's time against the later;
+  the share of runs that executed moves found by the neural search and the
+  splices by solver (docs/solver.md).
 - ``stop``: time from ``stop()`` to the simulated firmware handling the
   emergency stop, mid-execution, median and max (bench/estop.py);
   ``signal_stop`` the same from a SIGTERM (robotd's handler, as
@@ -111,6 +113,9 @@ def _peak_rss_mb(pid: int | str = "self") -> float | None:
     return round(kb / 1024, 1)
 
 
+PARTS = ("memory", "dry_runs", "faults", "stop", "signal_stop")
+
+
 def memory(count: int, budget_s: float | None) -> dict:
     """``count`` consecutive 3x3x3 dry runs in one daemon: peak memory of it and of its two-phase worker,
     and the first solve's time against the later ones'."""
@@ -124,6 +129,8 @@ def memory(count: int, budget_s: float | None) -> dict:
         finally:
             built.close()
     solve = [r["step_durations"].get("solving") for r in runs]
+    params = [r.get("solver_params") or {} for r in runs]
+    splices = [s["solver"] for p in params for s in p.get("splices", [])]
     return {
         "runs": count,
         "solved": sum(bool(r["solved"]) for r in runs),
@@ -132,6 +139,10 @@ def memory(count: int, budget_s: float | None) -> dict:
         "worker_peak_rss_mb": worker_peak,
         "first_solve_s": solve[0],
         "later_solve_s_median": round(statistics.median(solve[1:]), 3),
+        "runs_with_neural_moves": sum(
+            any(seg["solver"] == "neural-astar" for seg in p.get("segments", [])) for p in params
+        ),
+        "splices": {name: splices.count(name) for name in sorted(set(splices))},
     }
 
 
@@ -182,17 +193,22 @@ def main() -> None:
     parser.add_argument(
         "--budget-s", type=float, default=None, help="3x3x3 neural A* budget per run (default: robotd's default)"
     )
+    parser.add_argument("--parts", default=",".join(PARTS), help="which parts to run, comma-separated")
     args = parser.parse_args()
     runs, stops = (6, 3) if args.quick else (args.runs, 10)
     started = time.perf_counter()
-    result = {
-        "memory": memory(5 if args.quick else 20, args.budget_s),
-        "dry_runs": dry_runs(runs, args.budget_s, args.moves3),
-        "faults": faults(args.budget_s),
-        "stop": stop_latencies(stops, args.budget_s),
-        "signal_stop": stop_latencies(stops, args.budget_s, by_signal=True),
-        "settings": {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s},
+    parts = {
+        "memory": lambda: memory(5 if args.quick else 20, args.budget_s),
+        "dry_runs": lambda: dry_runs(runs, args.budget_s, args.moves3),
+        "faults": lambda: faults(args.budget_s),
+        "stop": lambda: stop_latencies(stops, args.budget_s),
+        "signal_stop": lambda: stop_latencies(stops, args.budget_s, by_signal=True),
     }
+    unknown = set(args.parts.split(",")) - set(PARTS)
+    if unknown:
+        parser.error(f"--parts: no part {', '.join(sorted(unknown))}; the parts are {', '.join(PARTS)}")
+    result: dict = {name: parts[name]() for name in PARTS if name in args.parts.split(",")}
+    result["settings"] = {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s}
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
 

@@ -24,6 +24,11 @@ cannot (a Marlin or grblHAL rig has no home switches; grblHAL switches its
 drivers itself) is a ``RobotError`` that says why. Motors switched off are
 switched on again by the next run or jog.
 
+``run_feed`` executes a plan that may still change ahead of the rig (a
+3x3x3 solution the solvers are still improving, ``robot.live_plan``): it
+takes commands one at a time and keeps only ``FEED_AHEAD_S`` of motor time
+queued on the board, enough that the motors never wait for the host.
+
 Under ``robotd --rig-only`` a ``follow`` (``robot.rig_only.FollowedCube``)
 reads each command back from the controller; the plan then goes one
 command at a time.
@@ -33,8 +38,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
@@ -50,6 +56,10 @@ log = logging.getLogger("robotd.motion")
 
 
 RIG_ACTIONS = ("home", "motors", "reconnect")
+# run_feed keeps this much planned motor time, and at least FEED_AHEAD commands, queued on the board:
+# a few hundred milliseconds cover a busy host's scheduling and the serial round trip many times over.
+FEED_AHEAD_S = 0.3
+FEED_AHEAD = 2
 
 
 class Follower(Protocol):
@@ -173,7 +183,7 @@ class LinkMotion(MotionOverLink):
     def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None:
         self._stopping.clear()
         self.ready()
-        try:
+        with self._plan_errors():
             if self.follow is not None:
                 self._run_followed(plan, on_done, self.follow)
                 return
@@ -181,12 +191,46 @@ class LinkMotion(MotionOverLink):
             for index, motion in enumerate(motions):
                 motion.wait(self.motion_timeout_s)
                 on_done(index)
+
+    @property
+    def feed_lead_s(self) -> float:
+        """How far ahead of the turning command ``run_feed`` takes commands, in planned seconds at most."""
+        return FEED_AHEAD_S + self.rig.half_turn_s + self.rig.settle_s if self.rig is not None else FEED_AHEAD_S
+
+    def run_feed(self, take: Callable[[], MotorCommand | None], on_done: Callable[[int], None]) -> None:
+        """Like ``run_plan`` for a plan that may change ahead of the rig: ``take`` gives the next command
+        (None: the plan is done), and is called only while less than ``FEED_AHEAD_S`` is queued."""
+        self._stopping.clear()
+        self.ready()
+        with self._plan_errors():
+            if self.follow is not None:
+                self._run_followed(iter(take, None), on_done, self.follow)
+                return
+            queued: deque[tuple[object, float]] = deque()
+            index = 0
+            while True:
+                while len(queued) < FEED_AHEAD or sum(seconds for _, seconds in queued) < FEED_AHEAD_S:
+                    command = take()
+                    if command is None:
+                        break
+                    queued.append((self.link.plan([self._entry(command)])[0], command.seconds))
+                if not queued:
+                    return
+                queued.popleft()[0].wait(self.motion_timeout_s)  # type: ignore[attr-defined]
+                on_done(index)
+                index += 1
+
+    @contextmanager
+    def _plan_errors(self) -> Iterator[None]:
+        """A link fault as the ``RobotError`` that says what happened, or ``Stopped`` after an emergency stop."""
+        try:
+            yield
         except LinkError as error:
             if self._stopping.is_set():
                 raise Stopped("emergency stop") from None
             raise RobotError(describe_fault(error)) from None
 
-    def _run_followed(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None], follow: Follower) -> None:
+    def _run_followed(self, plan: Iterable[MotorCommand], on_done: Callable[[int], None], follow: Follower) -> None:
         """One command at a time, each read back by ``follow`` before the next is sent."""
         for index, command in enumerate(plan):
             with follow.turning(command):

@@ -36,7 +36,9 @@ from solver.search.astar import DEFAULT_BUDGET_S
 from .errors import RobotError, Stopped
 from .events import EventBus
 from .history import History
+from .live_plan import LivePlan
 from .rig_plan import PlannedStep, Rig, estimate_s
+from .six_axis import SixAxisRig
 from .solving import RigSolver
 
 log = logging.getLogger("robotd")
@@ -375,9 +377,7 @@ class Runner:
         if plan:
             self._set_phase("executing")
             timeout = estimated * self.settings.execute_factor + self.settings.execute_margin_s
-            self._step(
-                "executing", lambda: self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i)), timeout
-            )
+            self._step("executing", lambda: self._execute(run_id, scan.state, solution, plan), timeout)
         if self.settings.verify and plan:
             self._set_phase("verifying")
             check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
@@ -388,6 +388,32 @@ class Runner:
                     f"the cube is not solved after executing the solution; the re-scan reads {check.state}"
                     + (f"; {why}" if why else "")
                 )
+
+    def _execute(self, run_id: int, state: str, solution: solver.Solution, plan: Sequence[PlannedStep]) -> None:
+        """Execute ``plan``; a 3x3x3 on a motion that takes a plan as it goes is refined meanwhile."""
+        run_feed = getattr(self.motion, "run_feed", None)
+        if run_feed is None or len(state) != 54 or not isinstance(self.rig, SixAxisRig):
+            self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i))
+            return
+        live = LivePlan(self.solving, self.rig, state, solution, self.motion.feed_lead_s)  # type: ignore[attr-defined]
+        live.plan.on_splice = lambda: self._spliced(run_id, live)
+        try:
+            live.execute(lambda take: run_feed(take, lambda i: self._executed(run_id, live.taken, i)))
+        finally:
+            record = live.update()
+            self.history.update_run(
+                run_id,
+                solution=record["moves"],
+                length_htm=record["htm"],
+                length_qtm=record["qtm"],
+                estimated_s=record["estimated_s"],
+                solver_params=dict(solution.details, segments=record["segments"], splices=record["splices"]),
+            )
+
+    def _spliced(self, run_id: int, live: LivePlan) -> None:
+        update = live.update()
+        self.progress.update(total_moves=update["total_moves"], estimated_s=update["estimated_s"])
+        self.bus.publish("solution_update", run_id, **update)
 
     def _executed(self, run_id: int, plan: Sequence[PlannedStep], index: int) -> None:
         done = sum(len(c.moves) for c in plan[: index + 1])

@@ -34,7 +34,7 @@ import solver
 from solver.api import Solution
 from solver.puzzles.cube.cubie import CubieCube, from_facelets, to_facelets
 from solver.puzzles.cube.notation import move_length, simplify_moves
-from solver.search.rig_metric import DEFAULT_RIG_DEPTH, Commands, RigPerimeter
+from solver.search.rig_metric import DEFAULT_RIG_DEPTH, Commands, PlannedS, RigPerimeter
 from solver.search.splice import SplicedPlan, TailSearch, refine
 
 from .rig_plan import Rig
@@ -43,10 +43,11 @@ from .worker_guard import exit_with_parent
 log = logging.getLogger(__name__)
 
 REFINE_BUDGETS_S = (0.15, 0.3, 0.6, 1.0)  # two-phase's budget in the refiner's successive rounds
-# Two-phase's first answer stops at this many moves: at 20 rather than its default 22 the solve takes
-# a few hundredths of a second longer and the plan about 0.4 s less motor time (bench/robot_time.py).
-FIRST_MAX_LENGTH = 20
-FIRST_ANSWER_S = 0.2  # ... but only while it takes less than this
+# Two-phase's first answer is the solution of least motor time it finds in this long (bench/robot_time.py).
+FIRST_ANSWER_S = 0.05
+# Solutions up to this many moves longer than the shortest found are weighed too: with opposite faces
+# turning together, a longer solution may take less motor time.
+COST_SLACK = 1
 
 
 def _two_phase_worker_start() -> None:
@@ -60,27 +61,28 @@ def _two_phase_worker_start() -> None:
     solve_two_phase(apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'")))
 
 
-def _two_phase(state: str, budget_s: float, max_length: int) -> tuple[list[int] | None, float]:
-    """Runs in the worker process: two-phase moves (or None) and the seconds they took. Past
-    ``FIRST_ANSWER_S`` the best answer so far is taken, whatever its length."""
+def _two_phase(state: str, budget_s: float, first_s: float, cost: PlannedS) -> tuple[list[int] | None, float]:
+    """Runs in the worker process: the two-phase moves of least ``cost`` (the rig's motor time) found
+    in ``first_s`` (or None), and the seconds they took. With none at all by then (a busy
+    machine), the first of any length within ``budget_s``."""
     from solver.puzzles.cube.cubie import from_facelets
     from solver.search.twophase import solve_two_phase
 
     start = time.perf_counter()
     cube = from_facelets(state)
-    moves = solve_two_phase(cube, min(budget_s, FIRST_ANSWER_S), max_length)
+    moves = solve_two_phase(cube, min(budget_s, first_s), 0, cost, COST_SLACK)
     left = budget_s - (time.perf_counter() - start)
-    if moves is None and left > 0:  # none at all yet (a busy machine): the first of any length
+    if moves is None and left > 0:
         moves = solve_two_phase(cube, left)
     return moves, time.perf_counter() - start
 
 
-def _two_phase_shortest(state: str, budget_s: float) -> list[int] | None:
-    """Runs in the worker process: the shortest two-phase solution found within the whole budget."""
+def _two_phase_quickest(state: str, budget_s: float, cost: PlannedS) -> list[int] | None:
+    """Runs in the worker process: the two-phase solution of least ``cost`` found within the whole budget."""
     from solver.puzzles.cube.cubie import from_facelets
     from solver.search.twophase import solve_two_phase
 
-    return solve_two_phase(from_facelets(state), budget_s, max_length=0)
+    return solve_two_phase(from_facelets(state), budget_s, 0, cost, COST_SLACK)
 
 
 class _TwoPhaseTail(TailSearch):
@@ -88,15 +90,17 @@ class _TwoPhaseTail(TailSearch):
 
     name = "two-phase"
 
-    def __init__(self, worker: Callable[[], ProcessPoolExecutor], budgets: Sequence[float] = REFINE_BUDGETS_S):
-        self._worker, self._budgets = worker, list(budgets)
+    def __init__(
+        self, worker: Callable[[], ProcessPoolExecutor], cost: PlannedS, budgets: Sequence[float] = REFINE_BUDGETS_S
+    ):
+        self._worker, self._cost, self._budgets = worker, cost, list(budgets)
         self.budget_s = self._budgets[0]
 
     def start(self, cube: CubieCube) -> Callable[[], list[int] | None]:
         budget = self.budget_s
         self.budget_s = self._budgets[min(self._budgets.index(budget) + 1, len(self._budgets) - 1)]
         try:
-            pending = self._worker().submit(_two_phase_shortest, to_facelets(cube), budget)
+            pending = self._worker().submit(_two_phase_quickest, to_facelets(cube), budget, self._cost)
         except RuntimeError:  # the worker was shut down: the plan stays as it is
             return lambda: None
         return lambda: _result_or_none(pending, budget + 5)
@@ -139,7 +143,8 @@ class RigSolver:
         self._lock = threading.Lock()
         self._rig_perimeter: RigPerimeter | None = None  # built on first use (see prepare_refiner)
         self.rig_depth = DEFAULT_RIG_DEPTH  # commands the rig perimeter covers
-        self.first_max_length = FIRST_MAX_LENGTH
+        self.first_answer_s = FIRST_ANSWER_S
+        self.refine_budgets_s = REFINE_BUDGETS_S
 
     @property
     def _runs_two_phase(self) -> bool:
@@ -170,26 +175,34 @@ class RigSolver:
                 self._pool = None
 
     def solve(self, state: str) -> Solution:
-        """The quickest solution on the rig among the solvers' answers (``found`` False if none came)."""
+        """The quickest solution on the rig among the solvers' answers (``found`` False if none came).
+
+        With two-phase in the worker, its answer is awaited alone: neural A* with the shipped network
+        answers a random cube in seconds, not in the tenth of a second two-phase takes, and racing it
+        would only slow two-phase down on a small board. It searches from where two-phase has brought
+        the robot instead (``refine``). Without an answer from two-phase, neural A* solves the cube.
+        """
         if len(state) != 54:
             return solver.solve(state, self.settings.metric)
         start = time.perf_counter()
-        answered = threading.Event()
+        candidates = []
         pending = self._start_two_phase(state)
         if pending is not None:
-            pending.add_done_callback(lambda done: _set_if_answered(done, answered))
-        neural = solver.solve(
-            state,
-            self.settings.metric,
-            budget_s=self.settings.solve_budget_s,
-            fallback=None,
-            stop=answered,
-            **self._search_options(),
-        )
-        candidates = [candidate(self.rig, "neural-astar", neural.moves if neural.found else None, neural.seconds)]
-        if pending is not None:
             candidates.append(candidate(self.rig, "two-phase", *self._await(pending)))
-        details = dict(neural.details, candidates=[summary for summary, _ in candidates])
+        details: dict = {}
+        if not any(summary["found"] for summary, _ in candidates):
+            neural = solver.solve(
+                state,
+                self.settings.metric,
+                budget_s=self.settings.solve_budget_s,
+                fallback=None,
+                **self._search_options(),
+            )
+            details = dict(neural.details)
+            candidates.append(
+                candidate(self.rig, "neural-astar", neural.moves if neural.found else None, neural.seconds)
+            )
+        details["candidates"] = [summary for summary, _ in candidates]
         found = [(summary, moves) for summary, moves in candidates if summary["found"]]
         if not found:
             return Solution([], self.settings.metric, time.perf_counter() - start, 3, False, details)
@@ -197,9 +210,9 @@ class RigSolver:
         details["solver"] = best["solver"]
         return Solution(moves, self.settings.metric, time.perf_counter() - start, 3, True, details)
 
-    def spliced_plan(self, solution: Solution, started: Callable[[], int]) -> SplicedPlan:
+    def spliced_plan(self, solution: Solution, started: Callable[[], int] | None = None) -> SplicedPlan:
         """The rig's commands for ``solution``, to refine while the robot executes them; ``started``
-        tells how many moves the robot has begun."""
+        tells how many moves the robot has begun (None: the moves of the commands ``take``n)."""
         plan = lambda moves: [(command.moves, command.seconds) for command in self.rig.plan(moves)]  # noqa: E731
         source = solution.details.get("solver") or ("pocket-table" if solution.puzzle == 2 else "neural-astar")
         return SplicedPlan(solution.moves, source, plan, started)
@@ -214,7 +227,7 @@ class RigSolver:
     def _tail_searches(self) -> list[TailSearch]:
         searches: list[TailSearch] = [self._rig_tail()]
         if self._runs_two_phase:
-            searches.insert(0, _TwoPhaseTail(self._worker))
+            searches.insert(0, _TwoPhaseTail(self._worker, self.rig.planned_s, self.refine_budgets_s))
         return searches
 
     def prepare_refiner(self) -> RigPerimeter:
@@ -242,7 +255,9 @@ class RigSolver:
     def _start_two_phase(self, state: str) -> Future | None:
         if not self._runs_two_phase:
             return None
-        return self._worker().submit(_two_phase, state, self.settings.fallback_budget_s, self.first_max_length)
+        return self._worker().submit(
+            _two_phase, state, self.settings.fallback_budget_s, self.first_answer_s, self.rig.planned_s
+        )
 
     def _await(self, pending: Future) -> tuple[list[int] | None, float]:
         """The worker's answer; a worker that died or hangs counts as no answer (A*'s stands)."""

@@ -31,8 +31,11 @@ def format_summary(summary: dict) -> str:
             f"solution  : {summary['solution'] or '(already solved)'} "
             f"({summary.get('length_htm')} HTM, {summary.get('length_qtm')} QTM) by {summary.get('solver')}"
         )
-    for candidate in (summary.get("solver_params") or {}).get("candidates", []):
+    params = summary.get("solver_params") or {}
+    for candidate in params.get("candidates", []):
         lines.append("candidate : " + describe_candidate(candidate))
+    if params.get("segments"):
+        lines.append("moves by  : " + describe_segments(params["segments"], params.get("splices", [])))
     steps = summary.get("step_durations") or {}
     if steps:
         lines.append("steps     : " + " · ".join(f"{name} {steps[name]:.3f} s" for name in STEP_ORDER if name in steps))
@@ -53,6 +56,18 @@ def describe_candidate(candidate: dict) -> str:
     if not candidate.get("found"):
         return head + "no solution"
     return head + f"{candidate['htm']} HTM, {candidate['qtm']} QTM, {candidate['planned_s']:.2f} s on the rig"
+
+
+def describe_segments(segments: list[dict], splices: list[dict]) -> str:
+    """Which solver found which of the executed moves, and what the splices saved."""
+    parts, first = [], 1
+    for segment in segments:
+        last = first + segment["htm"] - 1
+        parts.append(f"{segment['solver']} {first}-{last}" if last > first else f"{segment['solver']} {first}")
+        first = last + 1
+    saved = sum(splice["saved_s"] for splice in splices)
+    spliced = f" ({len(splices)} splice{'s' if len(splices) != 1 else ''}, {saved:.2f} s saved)" if splices else ""
+    return ", ".join(parts) + spliced
 
 
 def _read_back_lines(read_back: dict | None) -> list[str]:

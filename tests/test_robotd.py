@@ -194,7 +194,7 @@ def test_the_sample_config_is_valid():
     assert parts.sections["rig"].kind == "six-axis" and set(parts.sections["cameras"]) == {"ufr", "dlb"}
 
 
-def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_path):
+def test_a_deep_3x3_scramble_is_solved_by_two_phase_and_refined_while_the_robot_turns(tmp_path):
     path = tmp_path / "robotd.toml"
     path.write_text(
         f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 0.2\n'
@@ -206,10 +206,12 @@ def test_a_deep_3x3_scramble_is_solved_by_the_fallback_when_astar_runs_out(tmp_p
     finally:
         built.close()
     assert summary["outcome"] == "done" and summary["solved"]
-    assert summary["solver"] in ("two-phase", "neural-astar") and summary["length_htm"] <= 30
-    candidates = summary["solver_params"]["candidates"]
-    assert [c["solver"] for c in candidates] == ["neural-astar", "two-phase"]
+    assert summary["solver"] == "two-phase" and summary["length_htm"] <= 30
+    params = summary["solver_params"]
+    assert [c["solver"] for c in params["candidates"]] == ["two-phase"]  # neural A* only without its answer
+    assert " ".join(segment["moves"] for segment in params["segments"]) == summary["solution"]
     assert "candidate : two-phase in " in format_summary(summary)
+    assert "moves by  : two-phase 1-" in format_summary(summary)
 
 
 AVR_RIG = (

@@ -11,7 +11,7 @@ from solver.puzzles.cube.cubie import (
     solved_facelets,
     to_facelets,
 )
-from solver.puzzles.cube.notation import inverse_moves, parse_moves
+from solver.puzzles.cube.notation import inverse_moves, move_length, parse_moves
 from solver.puzzles.cube.scramble import random_states
 from solver.search.twophase import ida as twophase_search
 from solver.search.twophase import solve_two_phase
@@ -41,7 +41,7 @@ from solver.search.twophase.coords import (
     ud_split_moves,
     ud_split_of_edge_perm,
 )
-from solver.search.twophase.ida import LAST_PHASE1_MOVES, RETURN_TO_G1
+from solver.search.twophase.ida import LAST_PHASE1_MOVES, RETURN_TO_G1, Goal, Stop
 from solver.search.twophase.tables import (
     CACHE_NAME,
     SIZES,
@@ -360,3 +360,27 @@ def test_api_refuses_unknown_fallbacks():
         solve(solved_facelets(3), fallback="kociemba")
     with pytest.raises(InvalidState, match="fallback time budget"):
         solve(solved_facelets(3), fallback="two-phase", fallback_budget_s=0)
+
+
+def test_with_a_cost_the_cheapest_solution_found_is_kept_and_longer_ones_are_weighed():
+    def quarter_turns(moves):
+        return move_length(moves, "qtm")
+
+    for scramble in ("R2 U2 F' L2 D2 B", "U R2 F B2 D' L2"):
+        cube = apply_moves_cubie(CubieCube.solved(3), parse_moves(scramble))
+        shortest = solve_two_phase(cube, budget_s=30, max_length=0)
+        cheapest = solve_two_phase(cube, budget_s=30, max_length=0, cost=quarter_turns, slack=1)
+        assert apply_moves_cubie(cube, cheapest).is_solved()
+        assert quarter_turns(cheapest) <= quarter_turns(shortest) and len(cheapest) <= len(shortest) + 1
+
+
+def test_a_goal_with_a_cost_searches_up_to_its_slack_beyond_the_shortest():
+    goal = Goal(deadline=float("inf"), max_length=0, score=lambda moves: -len(moves), slack=2)
+    goal.offer([0] * 10)
+    goal.offer([1] * 12)  # longer, but cheaper by this cost
+    assert goal.shortest == 10 and goal.bound == 11 and goal.best == [1] * 12 and goal.found == 2
+    plain = Goal(deadline=float("inf"), max_length=0)
+    plain.offer([0] * 10)
+    assert plain.bound == 9  # only shorter ones
+    with pytest.raises(Stop):
+        Goal(deadline=float("inf"), max_length=20).offer([0] * 20)

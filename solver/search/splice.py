@@ -10,8 +10,11 @@ executes, and which solver produced each move, can be shown.
 
 The rig is known only through ``plan`` (moves -> the rig's commands as
 (moves, seconds) pairs) and ``started`` (how many moves the robot has
-begun), so this module holds no rig code: the daemon passes its rig's
-planner and its progress, a bench the rig's planned pace.
+begun), so this module holds no rig code. The daemon passes its rig's
+planner and no ``started``: its motion ``take``s each command from the
+plan as it hands it to the board, and what was taken counts as begun; the
+commands taken ahead of the one turning are its ``lead_s``. A bench passes
+the rig's planned pace as ``started``.
 """
 
 from __future__ import annotations
@@ -51,11 +54,26 @@ class Found:
 class SplicedPlan:
     """The commands the robot executes; completions replace the part it has not begun."""
 
-    def __init__(self, moves: Sequence[int], source: str, plan: RigPlan, started: Callable[[], int]):
-        self._plan, self._started = plan, started
+    def __init__(self, moves: Sequence[int], source: str, plan: RigPlan, started: Callable[[], int] | None = None):
+        self._plan = plan
+        self._started = started if started is not None else self._moves_taken
         self._lock = threading.Lock()
         self.commands = self._commands(moves, source)
         self.splices: list[dict] = []
+        self.taken = 0  # commands handed to the robot (``take``)
+        self.lead_s = 0.0  # how far ahead of the robot commands are taken, in planned seconds
+        self.on_splice: Callable[[], None] | None = None  # told after each splice
+
+    def _moves_taken(self) -> int:
+        return sum(len(command.moves) for command in self.commands[: self.taken])
+
+    def take(self) -> Command | None:
+        """The next command for the robot, from now on out of reach of any splice (None: the plan is done)."""
+        with self._lock:
+            if self.taken >= len(self.commands):
+                return None
+            self.taken += 1
+            return self.commands[self.taken - 1]
 
     def _commands(self, moves: Sequence[int], source: str) -> list[Command]:
         return [Command(tuple(group), seconds, source) for group, seconds in self._plan(moves)]
@@ -93,23 +111,29 @@ class SplicedPlan:
         """Put ``found`` in place of the commands from its cut on, if they take longer and the robot
         has not begun the one at the cut, and the plan still leads there; True if it did."""
         with self._lock:
-            if self.moves_before(found.cut) != found.prefix or self._started() > len(found.prefix):
-                return False
-            tail = self._commands(found.moves, found.source)
-            old = sum(c.seconds for c in self.commands[found.cut :])
-            new = sum(c.seconds for c in tail)
-            if new > old - IMPROVEMENT_S:
-                return False
-            self.commands = self.commands[: found.cut] + tail
-            self.splices.append(
-                {
-                    "solver": found.source,
-                    "from_move": len(self.moves_before(found.cut)),
-                    "saved_s": round(old - new, 3),
-                    "search_s": round(found.seconds, 3),
-                }
-            )
-            return True
+            spliced = self._splice(found)
+        if spliced and self.on_splice is not None:
+            self.on_splice()
+        return spliced
+
+    def _splice(self, found: Found) -> bool:
+        if self.moves_before(found.cut) != found.prefix or self._started() > len(found.prefix):
+            return False
+        tail = self._commands(found.moves, found.source)
+        old = sum(c.seconds for c in self.commands[found.cut :])
+        new = sum(c.seconds for c in tail)
+        if new > old - IMPROVEMENT_S:
+            return False
+        self.commands = self.commands[: found.cut] + tail
+        self.splices.append(
+            {
+                "solver": found.source,
+                "from_move": len(self.moves_before(found.cut)),
+                "saved_s": round(old - new, 3),
+                "search_s": round(found.seconds, 3),
+            }
+        )
+        return True
 
     def segments(self) -> list[dict]:
         """Consecutive moves by the solver that found them: what the run record shows."""
@@ -136,7 +160,7 @@ class TailSearch:
 
     def cut(self, plan: SplicedPlan, elapsed_s: float) -> int | None:
         """The first command the robot reaches after this search would end (None: none left)."""
-        ready = elapsed_s + self.budget_s + self.late_s + MARGIN_S
+        ready = elapsed_s + plan.lead_s + self.budget_s + self.late_s + MARGIN_S
         return next((index for index, start in enumerate(plan.starts_s()) if start >= ready), None)
 
     def start(self, cube: CubieCube) -> Callable[[], list[int] | None]:

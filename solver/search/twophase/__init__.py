@@ -21,6 +21,7 @@ the clock.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from ...errors import InvalidState
 from ...puzzles.cube.cubie import CubieCube, from_face_letters, to_facelets
@@ -51,7 +52,11 @@ def _checked(cube: CubieCube, budget_s: float, max_length: int) -> CubieCube:
 
 
 def solve_two_phase(
-    cube: CubieCube, budget_s: float = DEFAULT_BUDGET_S, max_length: int = DEFAULT_MAX_LENGTH
+    cube: CubieCube,
+    budget_s: float = DEFAULT_BUDGET_S,
+    max_length: int = DEFAULT_MAX_LENGTH,
+    cost: Callable[[list[int]], float] | None = None,
+    slack: int = 0,
 ) -> list[int] | None:
     """Move ids (HTM, see ``solver.puzzles.cube.notation``) that solve a 3x3x3 cubie state.
 
@@ -59,19 +64,24 @@ def solve_two_phase(
     ``budget_s`` seconds have passed, and returns the shortest solution
     found (longer than ``max_length`` when the budget ran out first), or
     None when it found none at all in time. ``max_length=0`` spends the
-    whole budget looking for shorter solutions. The first call also loads
+    whole budget looking for shorter solutions.
+
+    With ``cost`` (moves -> a cost such as a rig's motor time), the solution
+    of least cost found is returned instead of the shortest, and solutions
+    up to ``slack`` moves longer than the shortest found so far are tried
+    too. The first call also loads
     the tables (see ``prepare``). Raises ``InvalidState`` for an impossible
     state or a bad argument.
     """
     cube = _checked(cube, budget_s, max_length)
     tables = search_tables()
-    goal = Goal(time.perf_counter() + budget_s, max_length)
+    goal = Goal(time.perf_counter() + budget_s, max_length, cost, slack)
     if cube.is_solved():
         return []
     searches = [ViewSearch(tables, view, goal) for view in views(cube)]
     depth = min(search.start_depth for search in searches)
     try:
-        while goal.best is None or depth < len(goal.best):  # a longer phase 1 cannot beat the best
+        while depth <= goal.bound:  # a longer phase 1 cannot beat the best
             for search in searches:
                 if search.start_depth <= depth:
                     search.phase1_at(depth)

@@ -11,6 +11,7 @@ Moves are tried in a fixed order, so the search is deterministic.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -48,6 +49,7 @@ RETURN_TO_G1 = 5
 # Phase-1 levels with more moves to go than this are expanded with numpy, NUMPY_CHUNK nodes at a time.
 NUMPY_LEVELS_ABOVE = 4
 NUMPY_CHUNK = 4096
+MAX_SOLUTION_LENGTH = 40  # the bound before any solution is found: phase 1 at most 12, phase 2 PHASE2_DEPTH_LIMIT
 MAX_CODED_PATH = 15  # 18**15 < 2**63: a path of up to 15 moves fits an int64 as base-18 digits
 NO_FACE = 6
 Nodes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # twist, flip, slice, previous face, path
@@ -140,11 +142,39 @@ class Stop(Exception):
 
 @dataclass
 class Goal:
-    """What the searches of all views share: the clock, the target and the best solution so far."""
+    """What the searches of all views share: the clock, the target and the best solution so far.
+
+    Without ``score`` the best solution is the shortest, and only shorter ones are searched for.
+    With it (moves -> cost, e.g. a rig's motor time) the best is the one of least cost, and
+    solutions up to ``slack`` moves longer than the shortest found are searched for too: a
+    longer solution may cost less.
+    """
 
     deadline: float
     max_length: int
+    score: Callable[[list[int]], float] | None = None
+    slack: int = 0
     best: list[int] | None = None
+    best_cost: float = float("inf")
+    shortest: int | None = None
+    found: int = 0  # solutions offered
+
+    @property
+    def bound(self) -> int:
+        """The most moves a solution still worth finding may have."""
+        if self.shortest is None:
+            return MAX_SOLUTION_LENGTH
+        return self.shortest - 1 + (self.slack if self.score is not None else 0)
+
+    def offer(self, moves: list[int]) -> None:
+        """Keep ``moves`` if it beats the best; stop the search once a short enough one is found."""
+        self.found += 1
+        self.shortest = len(moves) if self.shortest is None else min(self.shortest, len(moves))
+        cost = float(len(moves)) if self.score is None else self.score(moves)
+        if cost < self.best_cost:
+            self.best, self.best_cost = moves, cost
+        if len(moves) <= self.max_length:
+            raise Stop
 
     def check_clock(self) -> None:
         if time.perf_counter() > self.deadline:
@@ -261,7 +291,7 @@ class ViewSearch:
     def _phase2_from_endpoint(self) -> None:
         goal, tables, length1 = self.goal, self.tables, len(self.path)
         goal.check_clock()
-        limit = PHASE2_DEPTH_LIMIT if goal.best is None else min(PHASE2_DEPTH_LIMIT, len(goal.best) - 1 - length1)
+        limit = min(PHASE2_DEPTH_LIMIT, goal.bound - length1)
         if limit < 0:
             return
         cp, ep = self._endpoint_permutations()
@@ -276,9 +306,7 @@ class ViewSearch:
         moves2: list[int] = []
         for depth in range(h, limit + 1):
             if self._phase2(corner, edge, slice_perm, split, depth, previous, moves2):
-                goal.best = self.view.to_original(self.path + [PHASE2_MOVES[k] for k in moves2])
-                if len(goal.best) <= goal.max_length:
-                    raise Stop
+                goal.offer(self.view.to_original(self.path + [PHASE2_MOVES[k] for k in moves2]))
                 return
 
     def _phase2(
