@@ -21,6 +21,7 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import RobotError
@@ -45,6 +46,10 @@ RUN_FIELDS = (
     "mode",
 )
 _JSON_FIELDS = ("solver_params", "step_durations")
+# the data of a run's last move event (a subquery: the run's events by the events_by_run index, newest first)
+_LAST_MOVE = (
+    "(SELECT data FROM events WHERE events.run_id = runs.id AND kind = 'move' ORDER BY id DESC LIMIT 1) AS last_move"
+)
 log = logging.getLogger("robotd.history")
 
 _SCHEMA = """
@@ -165,19 +170,32 @@ class History:
             (run_id, t or time.time(), kind, json.dumps(data)),
         )
 
-    def list_runs(self, limit: int = 20, offset: int = 0, outcome: str | None = None) -> list[dict]:
-        """Newest first."""
-        where, params = ("WHERE outcome=?", (outcome,)) if outcome else ("", ())
+    def list_runs(
+        self, limit: int = 20, offset: int = 0, outcome: str | None = None, puzzle: int | None = None
+    ) -> list[dict]:
+        """Newest first, each with ``moves_done``, ``moves_total`` and ``duration_s`` (see ``_run_dict``)."""
+        where, params = _filters(outcome, puzzle)
         with self._lock:
             rows = self._db.execute(
-                f"SELECT * FROM runs {where} ORDER BY id DESC LIMIT ? OFFSET ?", (*params, limit, offset)
+                f"SELECT *, {_LAST_MOVE} FROM runs {where} ORDER BY id DESC LIMIT ? OFFSET ?", (*params, limit, offset)
             ).fetchall()
         return [_run_dict(row) for row in rows]
+
+    def export_runs(self, outcome: str | None = None, puzzle: int | None = None, batch: int = 500) -> Iterator[dict]:
+        """Every run the filters pass, newest first, as ``list_runs`` gives them; read in batches, so that a
+        long export never holds the lock for long."""
+        offset = 0
+        while True:
+            runs = self.list_runs(batch, offset, outcome, puzzle)
+            yield from runs
+            if len(runs) < batch:
+                return
+            offset += batch
 
     def get_run(self, run_id: int) -> dict | None:
         """The run with its events, or ``None``."""
         with self._lock:
-            row = self._db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+            row = self._db.execute(f"SELECT *, {_LAST_MOVE} FROM runs WHERE id=?", (run_id,)).fetchone()
             if row is None:
                 return None
             events = self._db.execute(
@@ -192,9 +210,31 @@ class History:
             self._db.close()
 
 
+def _filters(outcome: str | None, puzzle: int | None) -> tuple[str, tuple]:
+    conditions = [(column, value) for column, value in (("outcome", outcome), ("puzzle", puzzle)) if value is not None]
+    if not conditions:
+        return "", ()
+    return "WHERE " + " AND ".join(f"{column}=?" for column, _ in conditions), tuple(v for _, v in conditions)
+
+
 def _run_dict(row: sqlite3.Row) -> dict:
     run = dict(row)
     for key in _JSON_FIELDS:
         if run.get(key) is not None:
             run[key] = json.loads(run[key])
+    last_move = json.loads(run.pop("last_move") or "{}")
+    run["moves_done"], run["moves_total"] = moves_done(run, last_move)
+    ended, started = run.get("ended_at"), run.get("started_at")
+    run["duration_s"] = round(ended - started, 3) if ended is not None and started is not None else None
     return run
+
+
+def moves_done(run: dict, last_move: dict) -> tuple[int | None, int | None]:
+    """The moves turned of the moves planned: from the run's last ``move`` event, so that a stopped or failed
+    run shows what it did, not its solution's length. A run that never got a solution has neither."""
+    total = last_move.get("total_moves", run.get("length_htm"))
+    if "done_moves" in last_move:
+        return last_move["done_moves"], total
+    if total is None:
+        return None, None
+    return (total if run.get("outcome") == "done" else 0), total

@@ -377,7 +377,7 @@ class Runner:
         if plan:
             self._set_phase("executing")
             timeout = estimated * self.settings.execute_factor + self.settings.execute_margin_s
-            self._step("executing", lambda: self._execute(run_id, scan.state, solution, plan), timeout)
+            self._step("executing", lambda: self._execute_saying_where(run_id, scan.state, solution, plan), timeout)
         if self.settings.verify and plan:
             self._set_phase("verifying")
             check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
@@ -388,6 +388,21 @@ class Runner:
                     f"the cube is not solved after executing the solution; the re-scan reads {check.state}"
                     + (f"; {why}" if why else "")
                 )
+
+    def _execute_saying_where(
+        self, run_id: int, state: str, solution: solver.Solution, plan: Sequence[PlannedStep]
+    ) -> None:
+        """``_execute``; a failure says how far the run got in moves, as the dashboard counts them."""
+        try:
+            self._execute(run_id, state, solution, plan)
+        except Stopped:
+            raise
+        except RobotError as error:
+            done, total = self.progress.get("done_moves", 0), self.progress.get("total_moves")
+            raise RobotError(
+                f"{error}; {done} of {total} moves were done (a board numbers its motions from the "
+                "connection on, set-up included)"
+            ) from None
 
     def _execute(self, run_id: int, state: str, solution: solver.Solution, plan: Sequence[PlannedStep]) -> None:
         """Execute ``plan``; a 3x3x3 on a motion that takes a plan as it goes is refined meanwhile."""

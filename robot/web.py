@@ -16,10 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
-from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -29,9 +27,13 @@ from starlette.concurrency import run_in_threadpool
 
 from .config import Section
 from .errors import RobotError
-from .history import OUTCOMES
+from .health import health
 from .web_calibration import calibration_routes
 from .web_guard import INTENT_HEADER, LOOPBACK_HOSTS, RequestGuard
+from .web_history import history_routes
+from .web_logs import LogRing, log_routes
+from .web_logs import attach as attach_log
+from .web_logs import detach as detach_log
 from .web_models import (
     BAD_BODY,
     BUSY,
@@ -39,7 +41,6 @@ from .web_models import (
     INVALID,
     KEY_REFUSED,
     NO_CAMERA,
-    SQLITE_INT_MAX,
     CalibrationCheck,
     CalibrationUpdate,
     CameraList,
@@ -48,7 +49,6 @@ from .web_models import (
     MotorsRequest,
     RigReply,
     RunRequest,
-    RunsPage,
     RunStarted,
     StopReply,
     refusals,
@@ -161,15 +161,18 @@ class Broadcaster:
 def create_app(daemon, settings: WebSettings) -> FastAPI:
     """The dashboard app for a running daemon (see ``robot.daemon.Daemon``)."""
     state: dict = {}
+    log_ring = LogRing()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         broadcaster = Broadcaster(asyncio.get_running_loop(), settings.client_queue)
         state["broadcaster"] = broadcaster
         unsubscribe = daemon.bus.subscribe(broadcaster.on_event)
+        attach_log(log_ring)
         try:
             yield
         finally:
+            detach_log(log_ring)
             unsubscribe()
 
     app = FastAPI(
@@ -272,20 +275,14 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         daemon.stop("stop from the dashboard")
         return StopReply(stopped=True, phase=daemon.runner.phase, jogging=jogging)
 
-    @app.get("/api/runs", responses=refusals({422: INVALID}))
-    def runs(
-        limit: int = Query(20, ge=1, le=500),
-        offset: int = Query(0, ge=0, le=SQLITE_INT_MAX),
-        outcome: Literal[OUTCOMES] | None = None,  # type: ignore[valid-type]
-    ) -> RunsPage:
-        return RunsPage(runs=daemon.history.list_runs(limit, offset, outcome), limit=limit, offset=offset)
+    app.include_router(history_routes(daemon))
+    app.include_router(log_routes(log_ring))
 
-    @app.get("/api/runs/{run_id}", responses=refusals({404: "no run with this id", 422: INVALID}))
-    def run(run_id: int = PathParam(ge=1, le=SQLITE_INT_MAX)) -> dict:
-        found = daemon.history.get_run(run_id)
-        if found is None:
-            raise HTTPException(404, f"no run with id {run_id}")
-        return found
+    @app.get("/api/health")
+    async def pi_health() -> dict:
+        """The computer robotd runs on: CPU temperature, throttling (vcgencmd), disk free in the data directory,
+        memory and load; a part that cannot be read here says "not available here" and why."""
+        return await run_in_threadpool(health, daemon.history.path.parent)
 
     @app.get("/api/calibration", responses=refusals({400: "this rig has no calibration to show"}))
     def calibration() -> dict:
@@ -445,9 +442,8 @@ def refuse_other_methods(app: FastAPI) -> None:
     the path does not exist (``GET /api/stop``) although it does.
     """
     taken: dict[str, set[str]] = {}
-    for route in app.routes:
-        if isinstance(route, APIRoute):
-            taken.setdefault(route.path, set()).update(route.methods or ())
+    for route in _api_routes(app.routes):
+        taken.setdefault(route.path, set()).update(route.methods or ())
     for path, methods in taken.items():
         app.add_api_route(
             path,
@@ -455,6 +451,18 @@ def refuse_other_methods(app: FastAPI) -> None:
             include_in_schema=False,
             methods=[method for method in METHODS if method not in methods],
         )
+
+
+def _api_routes(routes) -> list[APIRoute]:
+    """The API routes, those of included routers too (FastAPI keeps an included router as one entry that
+    refers to it: ``original_router``); the routers here are included without a prefix."""
+    found: list[APIRoute] = []
+    for route in routes:
+        if isinstance(route, APIRoute):
+            found.append(route)
+        elif getattr(route, "original_router", None) is not None:
+            found += _api_routes(route.original_router.routes)
+    return found
 
 
 def _method_not_allowed(path: str, allow: list[str]) -> Callable[[], None]:

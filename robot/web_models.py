@@ -161,3 +161,17 @@ def rig_refusals(cannot: str) -> dict[int | str, dict[str, Any]]:
             400: f"{BAD_BODY}, {cannot}, or the controller failed (the detail says how)",
         }
     )
+
+
+class LogLine(BaseModel):
+    seq: int = Field(description="increases by one per record; ask for the lines after the last one seen")
+    t: float = Field(description="unix time")
+    level: str
+    logger: str
+    message: str
+
+
+class LogPage(BaseModel):
+    lines: list[LogLine] = Field(description="oldest first")
+    last_seq: int = Field(description="the newest record's number (0: none yet)")
+    missed: int = Field(description="lines between `after` and the first one here that are no longer kept")

@@ -6,11 +6,13 @@ import pytest
 
 import solver
 from robot.config import Config
+from robot.errors import RobotError
 from robot.events import EventBus
 from robot.history import History
 from robot.rig import rig_from_config
 from robot.run import Runner, RunSettings, is_solved
 from robot_doubles import VirtualRig
+from solver.puzzles.cube.notation import parse_moves
 
 
 def make_runner(tmp_path, virtual, **settings):
@@ -92,3 +94,18 @@ def test_verification_failure_is_an_error(tmp_path):
 
     summary = make_runner(tmp_path, SlippingRig(state))[0].run()
     assert summary["outcome"] == "error" and "not solved after executing" in summary["error"]
+
+
+def test_a_failed_execution_says_how_many_moves_were_done(tmp_path):
+    class SilentAfterTwo(VirtualRig):
+        def run_plan(self, plan, on_done):
+            super().run_plan(plan[:2], on_done)
+            raise RobotError("the motor board went silent (unplugged or crashed): motion 10 (TURN R1) not done")
+
+    virtual = SilentAfterTwo(solver.apply(solver.scramble(2, seed=0, length=0)["state"], "R U F' R2 U'"))
+    summary = make_runner(tmp_path, virtual)[0].run()
+    assert summary["outcome"] == "error"
+    rig = rig_from_config(Config({}).section("rig"))
+    done = sum(len(command.moves) for command in rig.plan(parse_moves(summary["solution"]))[:2])
+    assert summary["error"].startswith("the motor board went silent (unplugged or crashed): motion 10")
+    assert f"; {done} of {summary['length_htm']} moves were done" in summary["error"]

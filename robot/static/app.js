@@ -3,22 +3,31 @@
 import {api, forgetKey, lastClockSample, setKeyPrompt} from "./api.js";
 import {CalibrationView} from "./calibration.js";
 import {CameraView} from "./cameras.js";
-import {BUSY_PHASES, TERMINAL_PHASES, duration} from "./format.js";
+import {BUSY_PHASES, TERMINAL_PHASES} from "./format.js";
 import {HistoryView} from "./history.js";
 import {RigControls} from "./rig.js";
 import {RunView} from "./runview.js";
+import {DaemonLog} from "./daemon_log.js";
+import {HealthCard} from "./health.js";
+import {machineRows, showRows} from "./machine.js";
 import {LiveSocket} from "./socket.js";
 
 const STATUS_POLL_MS = 10000;
 const STATUS_TIMEOUT_MS = 8000; // a robotd that accepts connections but does not answer counts as lost
 const TICK_MS = 250;
+const LIVE_STATUS_MS = 1000; // the Machine card's refresh during a run
+const HEALTH_MS = 5000;
+const LOG_MS = 2000;
 const RIG_ACTIONS = ["home", "motors on", "motors off", "reconnect"]; // what api/stop calls them under "jogging"
 
 const byId = (id) => document.getElementById(id);
 
 const TABS = ["run", "history", "calibration"];
 
-const page = {status: null, tab: "run", lostConnection: false, online: false, lastHeard: null, skew: null};
+const page = {
+  status: null, tab: "run", lostConnection: false, online: false, lastHeard: null, skew: null,
+  statusTimer: null, statusAt: 0, // the Machine card's refresh during a run
+};
 const loaded = new Set(); // tabs shown at least once (their data is loaded on first view)
 
 // ---- messages (errors and notices, announced by the aria-live region) ----
@@ -94,6 +103,9 @@ const calibrationView = new CalibrationView({
   allCameras: () => cameras().map((c) => c.name),
   onMessage: showMessage,
 });
+const healthCard = new HealthCard(byId("health"), byId("health-note"));
+const daemonLog = new DaemonLog(byId("daemon-log"), byId("daemon-log-follow"));
+const runTabShown = () => document.visibilityState === "visible" && page.tab === "run" && page.online;
 const rig = new RigControls({busy: () => runView.busy, onMessage: showMessage, onDone: () => pollStatus()});
 
 function onPhase(phase, event, live) {
@@ -108,71 +120,9 @@ function onPhase(phase, event, live) {
   if (phase === "scanning" || TERMINAL_PHASES.includes(phase)) historyView.reload();
 }
 
-/** A health value as words: booleans as yes/no, nested tables as "name: value" pairs. */
-function plainValue(value) {
-  if (typeof value === "boolean") return value ? "yes" : "no";
-  if (value === null || value === undefined) return "–";
-  if (Array.isArray(value)) return value.map(plainValue).join(", ");
-  if (typeof value === "object") {
-    return Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")}: ${plainValue(v)}`).join(", ");
-  }
-  return String(value);
-}
-
-const MODES = {sim: "simulation", "rig-only": "motors only: the real controller, a virtual cube and camera"};
-
-/** The board that answered (api/status "board"): its firmware and version, and how it is stopped. */
-function boardRows(board) {
-  if (!board) return [];
-  const rows = [];
-  const name = [board.firmware, board.version].filter((part) => part !== undefined && part !== null);
-  // a version the firmware's name already carries ("Marlin 2.1.2") is not repeated
-  if (name.length === 2 && String(name[0]).includes(String(name[1]))) name.pop();
-  if (name.length) rows.push(["Board", name.map(plainValue).join(" ")]);
-  if (board.stop_method !== undefined) {
-    const latency = board.stop_latency_ms;
-    rows.push(["Stop", plainValue(board.stop_method) +
-      (latency === undefined || latency === null ? "" : `, about ${plainValue(latency)} ms`)]);
-  }
-  return rows;
-}
-
-/** Under robotd --rig-only: what the virtual cube follows, and what the controller did otherwise. */
-function readBackRows(simulation) {
-  const readBack = simulation && simulation.read_back;
-  if (!readBack) return [];
-  const rows = [["Cube follows", readBack.follows]];
-  for (const difference of readBack.differences || []) rows.push(["Controller differs", difference]);
-  return rows;
-}
-
 function showMachine(status) {
   const list = byId("machine");
-  const rows = [["Mode", MODES[status.mode] || "real rig"]];
-  if (status.rig) {
-    rows.push(["Rig", status.rig.kind || "–"]);
-    const timing = status.rig.timing || {};
-    if (timing.quarter_turn_s !== undefined) {
-      rows.push(["Turn time", `${duration(timing.quarter_turn_s)} quarter, ${duration(timing.half_turn_s)} half`]);
-    }
-  }
-  rows.push(...boardRows(status.board), ...readBackRows(status.simulation));
-  for (const [key, value] of Object.entries(status.link || {})) {
-    rows.push([`Link ${key.replaceAll("_", " ")}`, plainValue(value)]);
-  }
-  rows.push(["Cameras", status.camera_ok ? "ok" : "a camera has a problem"]);
-  rows.push(["API key", status.auth_required ? "needed to start runs, move the rig or change calibration"
-    : "not needed (local only)"]);
-  list.replaceChildren(...rows.map(([name, value]) => {
-    const div = document.createElement("div");
-    const dt = document.createElement("dt");
-    const dd = document.createElement("dd");
-    dt.textContent = name;
-    dd.textContent = value;
-    if (name === "Cameras" && !status.camera_ok) dd.className = "bad";
-    div.append(dt, dd);
-    return div;
-  }));
+  showRows(list, machineRows(status));
   if (status.auth_required) {
     const forget = document.createElement("button");
     forget.type = "button";
@@ -185,6 +135,17 @@ function showMachine(status) {
     div.append(forget);
     list.append(div);
   }
+}
+
+/** During a run the Machine card follows the moves: a fresh status at most once a second. */
+function statusSoon() {
+  if (page.statusTimer) return;
+  const wait = Math.max(0, LIVE_STATUS_MS - (Date.now() - (page.statusAt || 0)));
+  page.statusTimer = setTimeout(() => {
+    page.statusTimer = null;
+    page.statusAt = Date.now();
+    pollStatus();
+  }, wait);
 }
 
 /** Camera streams run only while their tab is shown and the page is visible. */
@@ -345,6 +306,8 @@ const socket = new LiveSocket({
     if (typeof message.t === "number") noteServerTime(message.t); // if the server stamps its snapshots
     applyStatus(message.status);
     runView.fromSnapshot(message.status, message.events || []);
+    healthCard.refresh();
+    daemonLog.refresh();
     if (page.lostConnection) {
       page.lostConnection = false;
       cameraStreams(true);
@@ -359,6 +322,7 @@ const socket = new LiveSocket({
       return;
     }
     runView.apply(event, true);
+    if (event.kind === "move" || event.kind === "phase") statusSoon();
   },
 });
 
@@ -378,4 +342,6 @@ setInterval(() => {
   if (runView.busy) runView.tick();
 }, TICK_MS);
 setInterval(pollStatus, STATUS_POLL_MS);
+setInterval(() => runTabShown() && healthCard.refresh(), HEALTH_MS);
+setInterval(() => runTabShown() && daemonLog.refresh(), LOG_MS);
 socket.start();

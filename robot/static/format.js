@@ -28,6 +28,26 @@ export function candidateText(c) {
   return c.found ? head + `${c.htm} HTM, ${c.qtm} QTM, ${duration(c.planned_s)} on the rig` : head + "no solution";
 }
 
+/** An image taken again at another exposure: `{image, exposure, why, kept}` in words (read defensively). */
+export function retakeText(retake) {
+  if (!retake || typeof retake !== "object") return String(retake);
+  const why = {clipped: "colours clipped", dark: "too dark"}[retake.why] || retake.why || "retaken";
+  const exposure = retake.exposure === undefined || retake.exposure === null ? "" : ` at exposure ${retake.exposure}`;
+  const kept = retake.kept === undefined ? "" : retake.kept ? ", this one kept" : ", the first one kept";
+  return `${retake.image ?? "an image"}: ${why}, taken again${exposure}${kept}`;
+}
+
+/** The browser tab's title: the run's state at a glance from another tab ("▶ 12/21 · executing — robotd"). */
+export function tabTitle(phase, doneMoves, totalMoves) {
+  const name = "robotd";
+  if (BUSY_PHASES.includes(phase)) {
+    const count = totalMoves ? `${doneMoves}/${totalMoves} · ` : "";
+    return `▶ ${count}${phase} — ${name}`;
+  }
+  const mark = {done: "✓", error: "✗", stopped: "■"}[phase];
+  return mark ? `${mark} ${phase} — ${name}` : name;
+}
+
 export function puzzleName(puzzle) {
   return puzzle ? `${puzzle}x${puzzle}` : "–";
 }
@@ -45,12 +65,18 @@ export function describeEvent(event) {
       const names = d.doubtful || [];
       const doubtful = names.length || (d.confidence || []).filter((c) => c < 0.6).length;
       const note = doubtful ? `, ${doubtful} sticker${doubtful === 1 ? "" : "s"} in doubt` : "";
-      return `scanned a ${size} (attempt ${d.attempt ?? 1}${note}${names.length ? ": " + names.join(", ") : ""})`;
+      const warnings = (d.warnings || []).length ? `; warnings: ${d.warnings.join("; ")}` : "";
+      const retakes = (d.retakes || []).length ? `; ${d.retakes.length} image${d.retakes.length === 1 ? "" : "s"} retaken` : "";
+      return `scanned a ${size} (attempt ${d.attempt ?? 1}${note}${names.length ? ": " + names.join(", ") : ""})` +
+        warnings + retakes;
     }
     case "scan_failed":
       return `scan attempt ${d.attempt} failed: ${d.message}` + (d.kept ? ` (kept in ${d.kept})` : "");
     case "solution":
       return `solution${d.solver ? " by " + d.solver : ""}: ${d.htm} moves HTM, ${d.qtm} QTM, found in ${duration(d.seconds)}` +
+        (d.estimated_s ? `; motors ≈ ${duration(d.estimated_s)}` : "");
+    case "solution_update":
+      return `a quicker ending spliced in: ${d.htm ?? "?"} moves HTM in all now` +
         (d.estimated_s ? `; motors ≈ ${duration(d.estimated_s)}` : "");
     case "move":
       return `${d.command}  (${d.done_moves}/${d.total_moves} moves)`;

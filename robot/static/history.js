@@ -1,7 +1,7 @@
 // The history tab: the table of runs (newest first, "show older"), a run's details, the solve-time chart.
 
 import {api} from "./api.js";
-import {STEPS, candidateText, clock, describeEvent, duration, puzzleName, stepTimes} from "./format.js";
+import {STEPS, candidateText, clock, describeEvent, duration, puzzleName, retakeText, stepTimes} from "./format.js";
 import {CubeNet} from "./net.js";
 
 const PAGE = 20;
@@ -29,6 +29,20 @@ function totalSeconds(run) {
   return run.ended_at && run.started_at ? run.ended_at - run.started_at : null;
 }
 
+/** "7 of 20": what the run turned (a stopped or failed run too), of its solution's moves (HTM). */
+function movesDone(run) {
+  if (run.moves_total === null || run.moves_total === undefined) return "–";
+  return `${run.moves_done ?? 0} of ${run.moves_total}`;
+}
+
+/** The history's filters added to `base` as a query: the table, the chart and the export links take the same. */
+function filterQuery(outcome, puzzle, base = {}) {
+  const query = new URLSearchParams(base);
+  if (outcome) query.set("outcome", outcome);
+  if (puzzle) query.set("puzzle", puzzle);
+  return query;
+}
+
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -43,12 +57,14 @@ export class HistoryView {
     this.more = byId("history-more");
     this.empty = byId("history-empty");
     this.filter = byId("outcome-filter");
+    this.puzzleFilter = byId("puzzle-filter");
     this.dialog = byId("run-dialog");
     this.details = byId("run-details");
     this.offset = 0;
     this.loading = null;
     this.more.addEventListener("click", () => this.load(false));
     this.filter.addEventListener("change", () => this.reload());
+    this.puzzleFilter.addEventListener("change", () => this.reload());
     byId("run-dialog-close").addEventListener("click", () => this.dialog.close());
     this.dialog.addEventListener("click", (event) => {
       if (event.target === this.dialog) this.dialog.close(); // a click on the backdrop
@@ -63,8 +79,11 @@ export class HistoryView {
   async load(fresh) {
     const offset = fresh ? 0 : this.offset;
     const outcome = this.filter.value;
-    const query = new URLSearchParams({limit: String(PAGE), offset: String(offset)});
-    if (outcome) query.set("outcome", outcome);
+    const puzzle = this.puzzleFilter.value;
+    for (const format of ["csv", "json"]) {
+      byId(`export-${format}`).setAttribute("href", `api/runs/export?${filterQuery(outcome, puzzle, {format})}`);
+    }
+    const query = filterQuery(outcome, puzzle, {limit: String(PAGE), offset: String(offset)});
     const request = api(`api/runs?${query}`);
     this.loading = request;
     try {
@@ -75,7 +94,7 @@ export class HistoryView {
       this.offset = offset + page.runs.length;
       this.more.hidden = page.runs.length < PAGE;
       this.empty.hidden = this.rows.childElementCount > 0;
-      this.empty.textContent = outcome ? `No runs with outcome "${outcome}".` : "No runs recorded yet.";
+      this.empty.textContent = outcome || puzzle ? "No runs pass these filters." : "No runs recorded yet.";
     } catch (error) {
       this.onError(`Could not load the run history: ${error.message}`);
     }
@@ -92,13 +111,18 @@ export class HistoryView {
       event.stopPropagation();
       this.show(run.id);
     });
-    const first = element("td");
-    first.append(open);
-    const outcome = element("td");
-    outcome.append(element("span", run.outcome, `badge outcome-${run.outcome}`));
-    tr.append(first, element("td", clock(run.started_at)), element("td", puzzleName(run.puzzle)), outcome,
-              element("td", run.length_htm ?? "–"), element("td", duration(run.actual_s), "optional"),
-              element("td", duration(totalSeconds(run))));
+    const outcome = element("span", run.outcome, `badge outcome-${run.outcome}`);
+    // data-label: on a phone each row is a card, and each cell says what it is
+    const cells = [["Run", open], ["Started", clock(run.started_at)], ["Cube", puzzleName(run.puzzle)],
+                   ["Outcome", outcome], ["Moves done", movesDone(run)], ["Duration", duration(totalSeconds(run))],
+                   ["Error", run.error || ""]];
+    for (const [label, content] of cells) {
+      const td = element("td", "", label === "Error" ? "error-cell" : "");
+      td.dataset.label = label;
+      if (content !== "") td.append(content);
+      if (label === "Error" && run.error) td.title = run.error;
+      tr.append(td);
+    }
     tr.addEventListener("click", () => this.show(run.id));
     return tr;
   }
@@ -132,6 +156,10 @@ export class HistoryView {
     add("Seed", run.seed);
     add("Cube", run.puzzle ? puzzleName(run.puzzle) : null);
     add("Error", run.error);
+    add("Moves done", run.moves_total === null || run.moves_total === undefined ? null : movesDone(run));
+    const scan = (run.events || []).filter((e) => e.kind === "scan").pop();
+    for (const warning of (scan && scan.data.warnings) || []) add("Scan warning", warning);
+    for (const retake of (scan && scan.data.retakes) || []) add("Scan retake", retakeText(retake));
     add("Solver", run.solver);
     for (const c of (run.solver_params && run.solver_params.candidates) || []) add("Candidate", candidateText(c));
     add("Solution", run.solution);
@@ -191,7 +219,7 @@ export class HistoryView {
   async loadChart() {
     let runs;
     try {
-      runs = (await api(`api/runs?limit=${CHART_RUNS}&outcome=done`)).runs;
+      runs = (await api(`api/runs?${filterQuery("done", this.puzzleFilter.value, {limit: String(CHART_RUNS)})}`)).runs;
     } catch (error) {
       this.onError(`Could not load the solve times: ${error.message}`);
       return;

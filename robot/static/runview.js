@@ -4,13 +4,32 @@
 // to date one event at a time; replaying the snapshot's events through the
 // same `apply` is what makes a reconnect rebuild the view exactly.
 
-import {BUSY_PHASES, STEPS, TERMINAL_PHASES, candidateText, describeEvent, duration, stepTimes} from "./format.js";
+import {
+  BUSY_PHASES, STEPS, TERMINAL_PHASES, candidateText, describeEvent, duration, retakeText, stepTimes, tabTitle,
+} from "./format.js";
 import {CubeNet, isSolved, puzzleSize} from "./net.js";
 
 const LOG_LIMIT = 300;
 
 function byId(id) {
   return document.getElementById(id);
+}
+
+/** The fields of a `solution_update` event the summary shows, those that are there (read defensively). */
+function spliced(d) {
+  const fields = {};
+  for (const key of ["moves", "htm", "qtm", "estimated_s"]) if (d[key] !== undefined) fields[key] = d[key];
+  fields.segments = Array.isArray(d.segments) ? d.segments : [];
+  fields.splices = Array.isArray(d.splices) ? d.splices : [];
+  return fields;
+}
+
+/** After a splice: which solver found which moves, and that the commands listed are the first plan's. */
+function splicedText(s) {
+  if (!s.splices || !s.splices.length) return "";
+  const parts = (s.segments || []).map((g) => `${g.solver ?? "?"} ${g.htm ?? "?"} moves`).join(", then ");
+  return `. ${s.splices.length} quicker ending${s.splices.length === 1 ? "" : "s"} spliced in while turning` +
+    (parts ? ` (${parts})` : "") + "; the motor commands below are the first plan's";
 }
 
 export class RunView {
@@ -23,7 +42,8 @@ export class RunView {
       phase: byId("phase"), runLabel: byId("run-label"), netCaption: byId("net-caption"),
       scanBox: byId("scan-box"), scanCaption: byId("scan-caption"), scanCheck: byId("scan-check"),
       scanCheckText: byId("scan-check-text"), overlay: byId("scan-overlay"), overlayLink: byId("scan-overlay-link"),
-      bar: byId("progress-bar"),
+      bar: byId("progress-bar"), currentMove: byId("current-move"),
+      scanNotes: byId("scan-notes"), scanNotesList: byId("scan-notes-list"),
       progressText: byId("progress-text"), elapsed: byId("elapsed"), remaining: byId("remaining"),
       steps: byId("steps"), summary: byId("solution-summary"), moves: byId("moves"), log: byId("log"),
     };
@@ -73,7 +93,8 @@ export class RunView {
         if (TERMINAL_PHASES.includes(d.phase)) this.endedAt = event.t;
         break;
       case "scan":
-        this.scan = {state: d.state, confidence: d.confidence || []};
+        this.scan = {state: d.state, confidence: d.confidence || [], warnings: d.warnings || [],
+                     retakes: d.retakes || []};
         this.state = d.state;
         this.scanCheck = d.doubtful && d.doubtful.length ? {scanId: d.scan_id, doubtful: d.doubtful, refused: false} : null;
         break;
@@ -87,6 +108,10 @@ export class RunView {
         this.doneMoves = 0;
         this.doneIndex = -1;
         this.renderMoveList();
+        break;
+      case "solution_update": // a quicker ending spliced in while the robot turns: the new whole solution
+        if (this.solution) this.solution = {...this.solution, ...spliced(d)};
+        if (Number.isFinite(d.total_moves)) this.totalMoves = d.total_moves;
         break;
       case "move":
         this.doneIndex = d.index;
@@ -129,6 +154,7 @@ export class RunView {
     this.renderPhase();
     this.renderNets();
     this.renderScanCheck();
+    this.renderScanNotes();
     this.renderSolution();
     this.renderProgress();
     this.tick();
@@ -190,6 +216,17 @@ export class RunView {
     this.el.scanCheck.dataset.refused = String(check.refused);
   }
 
+  /** What the scan warned of (colours drifted from the calibration) and the images it took again. */
+  renderScanNotes() {
+    const notes = this.scan ? [...this.scan.warnings.map(String), ...this.scan.retakes.map(retakeText)] : [];
+    this.el.scanNotes.hidden = notes.length === 0;
+    this.el.scanNotesList.replaceChildren(...notes.map((note) => {
+      const item = document.createElement("li");
+      item.textContent = note;
+      return item;
+    }));
+  }
+
   overlayGone() {
     const overlay = this.el.overlay;
     overlay.dataset.gone = overlay.getAttribute("src") || "";
@@ -216,7 +253,8 @@ export class RunView {
     this.el.summary.textContent = s.commands && s.commands.length
       ? `${s.moves} — ${s.htm} moves HTM, ${s.qtm} QTM; found by ${s.solver || "the solver"} in ` +
         `${duration(s.seconds)}; ${s.commands.length} motor commands, ≈ ${duration(s.estimated_s)}` +
-        ((s.candidates || []).length > 1 ? ` (${s.candidates.map(candidateText).join("; ")})` : "")
+        ((s.candidates || []).length > 1 ? ` (${s.candidates.map(candidateText).join("; ")})` : "") +
+        splicedText(s)
       : "The cube was already solved: nothing to turn.";
     const current = this.phase === "executing" ? this.doneIndex + 1 : -1;
     let currentItem = null;
@@ -242,10 +280,14 @@ export class RunView {
 
   renderProgress() {
     const bar = this.el.bar;
+    document.title = tabTitle(this.phase, this.doneMoves, this.totalMoves);
+    const command = this.phase === "executing" && this.solution ? (this.solution.commands || [])[this.doneIndex + 1] : null;
+    this.el.currentMove.hidden = !command;
+    this.el.currentMove.textContent = command ? `Now turning: ${command}` : "";
     if (this.totalMoves) {
       bar.max = this.totalMoves;
       bar.value = this.doneMoves;
-      this.el.progressText.textContent = `${this.doneMoves} of ${this.totalMoves} moves`;
+      this.el.progressText.textContent = `${this.doneMoves} of ${this.totalMoves} moves — ${this.phase}`;
     } else if (this.solution || this.phase === "done") {
       bar.max = 1;
       bar.value = 1;
