@@ -8,12 +8,14 @@ default ``[rig]`` (a six-motor rig: quarter turn 0.15 s, half turn 0.25 s,
 settle 0.02 s, opposite faces together):
 
 - ``daemon``: the daemon's solving with its defaults (``robot.solving``:
-  neural A* and two-phase at once, the quickest on the rig kept), then,
-  while a simulated robot executes the plan at the rig's planned pace, the
-  refiner splicing in quicker completions (``solver.search.splice``; not
-  with ``--no-splice``). A completion counts only if it was found before
-  the robot began the command where it starts: the daemon's time is the
-  solve wall time plus the motor time of the commands as executed;
+  two-phase's least motor time in ``FIRST_ANSWER_S``), then, while a
+  simulated robot executes the plan at the rig's planned pace, the refiner
+  splicing in quicker completions (``solver.search.splice``; not with
+  ``--no-splice``). As ``LinkMotion.run_feed`` does, the robot takes each
+  command ``feed_lead_s`` before it begins, and a completion counts only if
+  it was found before the robot took the command where it starts: the
+  daemon's time is the solve wall time plus the motor time of the commands
+  as executed;
 - ``neural``: neural A* alone with the same budget;
 - ``two_phase``: two-phase alone as the daemon's worker runs it, in this process;
 - ``kociemba``: the ``kociemba`` package (Kociemba's two-phase in C; a
@@ -43,6 +45,7 @@ import numpy as np
 sys.path[0] = str(Path(__file__).resolve().parent.parent)  # bench/serial.py would shadow pyserial
 
 from robot.config import Config  # noqa: E402
+from robot.motion import feed_lead_s  # noqa: E402
 from robot.rig import rig_from_config  # noqa: E402
 from robot.run import RunSettings, is_solved  # noqa: E402
 from robot.solving import FIRST_ANSWER_S, REFINE_BUDGETS_S, RigSolver, candidate  # noqa: E402
@@ -56,16 +59,17 @@ from solver.search.twophase import prepare, solve_two_phase  # noqa: E402
 
 
 class RobotPace:
-    """A robot that executes a plan at the rig's planned pace from ``started_at`` on."""
+    """A robot that executes a plan at the rig's planned pace from ``started_at`` on, and takes each
+    command ``lead_s`` before it begins (``LinkMotion.run_feed`` keeps the next command queued)."""
 
-    def __init__(self, started_at: float):
-        self.started_at = started_at
+    def __init__(self, started_at: float, lead_s: float):
+        self.started_at, self.lead_s = started_at, lead_s
         self.plan: SplicedPlan | None = None
 
-    def begun(self) -> int:
-        """Moves of the commands the robot has begun by now."""
+    def taken(self) -> int:
+        """Moves of the commands the robot has taken by now."""
         assert self.plan is not None
-        return self.plan.moves_begun_by(time.perf_counter() - self.started_at)
+        return self.plan.moves_begun_by(time.perf_counter() - self.started_at + self.lead_s)
 
 
 def run_daemon(
@@ -84,8 +88,9 @@ def run_daemon(
             start = time.perf_counter()
             solution = solving.solve(state)
             solve_s = time.perf_counter() - start
-            robot = RobotPace(time.perf_counter())
-            robot.plan = plan = solving.spliced_plan(solution, robot.begun)
+            robot = RobotPace(time.perf_counter(), feed_lead_s(rig))
+            robot.plan = plan = solving.spliced_plan(solution, robot.taken)
+            plan.lead_s = robot.lead_s
             if splice and solution.found:
                 solving.refine(state, plan, robot.started_at)
             row = candidate(rig, "daemon", plan.moves if solution.found else None, solve_s)[0]

@@ -62,6 +62,12 @@ FEED_AHEAD_S = 0.3
 FEED_AHEAD = 2
 
 
+def feed_lead_s(rig: SixAxisRig | None) -> float:
+    """How long before it begins ``run_feed`` takes a command, at most: what is queued ahead of it then is
+    under ``FEED_AHEAD_S``, or a single command."""
+    return max(FEED_AHEAD_S, rig.half_turn_s + rig.settle_s if rig is not None else 0.0)
+
+
 class Follower(Protocol):
     """What follows each motor command as the controller reports it (``robot.rig_only.FollowedCube``)."""
 
@@ -194,8 +200,7 @@ class LinkMotion(MotionOverLink):
 
     @property
     def feed_lead_s(self) -> float:
-        """How far ahead of the turning command ``run_feed`` takes commands, in planned seconds at most."""
-        return FEED_AHEAD_S + self.rig.half_turn_s + self.rig.settle_s if self.rig is not None else FEED_AHEAD_S
+        return feed_lead_s(self.rig)
 
     def run_feed(self, take: Callable[[], MotorCommand | None], on_done: Callable[[int], None]) -> None:
         """Like ``run_plan`` for a plan that may change ahead of the rig: ``take`` gives the next command

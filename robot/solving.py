@@ -1,20 +1,19 @@
-"""Solving a scanned cube for the rig: every solver's answer, ranked by the rig's motor time.
+"""Solving a scanned cube for the rig: the solvers' answers, ranked by the rig's motor time.
 
-A 2x2x2 comes from the exact table. For a 3x3x3, neural A* runs in the
-daemon while two-phase (``[solver] fallback``) runs at the same time in a
-worker process on another core; the solutions that arrive are planned on
-the rig, and the one whose plan is quickest wins: what the user waits for
-is motor time, not a move count. Neural A* stops as soon as two-phase has
-an answer: a solution it found later would have to save more motor time
-than the extra wait, and with the shipped network it does not
-(``bench/robot_time.py``). Every candidate,
-with its lengths, planned motor time and solve time, goes into the
-solution's details for the run record and the dashboard.
+A 2x2x2 comes from the exact table. For a 3x3x3, two-phase (``[solver]
+fallback``) answers first, in a worker process: the solution of least
+motor time on the rig (``rig.planned_s``) it finds in ``FIRST_ANSWER_S``.
+What the user waits for is solve time plus motor time, not a move count.
+Neural A* solves the cube only when two-phase gives no answer (see
+``RigSolver.solve``). Every candidate, with its lengths, planned motor time
+and solve time, goes into the solution's details for the run record and
+the dashboard.
 
 The robot need not wait for a better answer: ``spliced_plan`` and
-``refine`` keep searching while it executes the first one, two-phase in the
-worker from a few commands ahead (a longer budget each round) and the
-rig-time neural A* (``solver.search.rig_astar``) over the last commands,
+``refine`` (driven by ``robot.live_plan``) keep searching while it executes
+the first one, two-phase in the worker from a few commands ahead (a longer
+budget each round) and the rig-time neural A* (``solver.search.rig_astar``)
+over the last commands,
 and splice in any completion that saves motor time before the robot gets
 there (``solver.search.splice``); the plan's ``segments`` tell which solver
 found which moves.
