@@ -1,89 +1,132 @@
-"""Training data for value iteration: scrambled states, Bellman targets, greedy rollouts."""
+"""Training data for value iteration, made where the network runs (CPU or GPU) with torch tensor ops.
+
+A state is an int64 row of the 20 slot values of ``solver.puzzles.cube.batch`` (the
+network's input). The 12 quarter turns are that module's move tables moved to the
+device, so a move is one gather of source slots and one table look-up, and no state
+crosses between host and device during training.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from ...puzzles.cube.batch import Puzzle, apply_all_moves, is_solved
-from ...puzzles.cube.scramble import random_scrambles
+from ...puzzles.cube.batch import Puzzle, solved
+from ...puzzles.cube.scramble import _allowed_after
 
 PUZZLE = Puzzle.cube3()
 QUARTER_TURNS = PUZZLE.quarter_turns
+SLOTS, VALUES, MOVES = PUZZLE.slots, 24, len(QUARTER_TURNS)
 
 
-def scrambled_states(count: int, max_depth: int, rng: np.random.Generator) -> np.ndarray:
-    """States scrambled by a uniformly random number (0..max_depth) of quarter turns."""
-    depths = rng.integers(0, max_depth + 1, count)
-    states, _ = random_scrambles(PUZZLE, depths, rng, quarter_turns_only=True)
-    return states
+class DeviceCube:
+    """The 12 quarter turns of the batch cube model as tensors on one device."""
+
+    def __init__(self, device: torch.device | str = "cpu"):
+        self.device = torch.device(device)
+        turns = np.asarray(QUARTER_TURNS)
+        lut = PUZZLE.flat_lut[PUZZLE.lut_base[turns][..., None] + np.arange(VALUES)]
+        self.source = torch.as_tensor(PUZZLE.source[turns], dtype=torch.int64, device=self.device)
+        self.lut = torch.as_tensor(lut.reshape(-1).astype(np.int64), device=self.device)
+        self.base = torch.arange(MOVES * SLOTS, device=self.device).view(MOVES, SLOTS) * VALUES
+        self.solved_row = torch.as_tensor(solved(PUZZLE)[0].astype(np.int64), device=self.device)
+        # row MOVES: no previous move; the rule of random_scrambles keeps every scramble as short as it looks
+        allowed = _allowed_after(PUZZLE, QUARTER_TURNS)
+        self.allowed = torch.as_tensor(allowed, dtype=torch.float32, device=self.device)
+
+    def tensor(self, states: np.ndarray) -> torch.Tensor:
+        """Batch rows (uint8, numpy) as network input on this device."""
+        return torch.as_tensor(states.astype(np.int64), device=self.device)
+
+    def apply_all(self, states: torch.Tensor) -> torch.Tensor:
+        """(N, 20) -> (N, 12, 20): every quarter turn of every state."""
+        gathered = states.index_select(1, self.source.view(-1))
+        return torch.take(self.lut, self.base.view(-1) + gathered).view(len(states), MOVES, SLOTS)
+
+    def apply(self, states: torch.Tensor, moves: torch.Tensor) -> torch.Tensor:
+        """One quarter turn per state (``moves``: (N,) indices 0..11)."""
+        gathered = torch.gather(states, 1, self.source.index_select(0, moves))
+        return torch.take(self.lut, self.base.index_select(0, moves) + gathered)
+
+    def is_solved(self, states: torch.Tensor) -> torch.Tensor:
+        return (states == self.solved_row).all(dim=-1)
+
+    def scrambles(self, count: int, max_depth: int, generator: torch.Generator) -> torch.Tensor:
+        """States scrambled by a uniformly random number (0..max_depth) of quarter turns,
+        drawn by the rule of ``random_scrambles(..., quarter_turns_only=True)``."""
+        depths = torch.randint(0, max_depth + 1, (count,), device=self.device, generator=generator)
+        current = self.solved_row.expand(count, SLOTS).clone()
+        out = current.clone()
+        previous = torch.full((count,), MOVES, dtype=torch.int64, device=self.device)
+        for step in range(1, max_depth + 1):
+            noise = torch.rand(count, MOVES, device=self.device, generator=generator)
+            previous = (self.allowed.index_select(0, previous) * noise).argmax(dim=1)
+            current = self.apply(current, previous)
+            out = torch.where((depths == step)[:, None], current, out)
+        return out
 
 
-def evaluate(net: torch.nn.Module, states: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """Network estimate for each state, 0 for solved states, never negative."""
-    out = np.empty(len(states), dtype=np.float32)
-    with torch.no_grad():
-        for start in range(0, len(states), chunk):
-            part = torch.from_numpy(states[start : start + chunk].astype(np.int64))
-            out[start : start + chunk] = net(part).numpy()
-    out[is_solved(PUZZLE, states)] = 0.0
-    return np.maximum(out, 0.0)
+def evaluate(net: torch.nn.Module, cube: DeviceCube, states: torch.Tensor) -> torch.Tensor:
+    """Network estimate (float32) for each state, 0 for solved states, never negative."""
+    values = net(states).float().clamp_min(0.0)
+    return torch.where(cube.is_solved(states), torch.zeros_like(values), values)
 
 
-def bellman_targets(teacher: torch.nn.Module, states: np.ndarray) -> np.ndarray:
+@torch.no_grad()
+def bellman_targets(teacher: torch.nn.Module, cube: DeviceCube, states: torch.Tensor) -> torch.Tensor:
     """min over the 12 quarter-turn neighbours of 1 + teacher(neighbour); 0 at solved."""
-    neighbours = apply_all_moves(PUZZLE, states, QUARTER_TURNS)
-    values = evaluate(teacher, neighbours.reshape(-1, PUZZLE.slots)).reshape(len(states), -1)
-    targets = 1.0 + values.min(axis=1)
-    targets[is_solved(PUZZLE, states)] = 0.0
-    return targets
+    neighbours = cube.apply_all(states).view(-1, SLOTS)
+    targets = 1.0 + evaluate(teacher, cube, neighbours).view(len(states), MOVES).amin(dim=1)
+    return torch.where(cube.is_solved(states), torch.zeros_like(targets), targets)
 
 
-def greedy_rollout(net: torch.nn.Module, states: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
+@torch.no_grad()
+def greedy_rollout(
+    net: torch.nn.Module, cube: DeviceCube, states: torch.Tensor, steps: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Walk each state to the neighbour the network likes best.
 
     Returns (solved within ``steps``, stuck states: where a walk first failed
-    to lower the estimate, i.e. the hard examples worth training on).
+    to lower the estimate, i.e. the hard examples worth training on). Finished
+    walks stay in the batch, masked, so the walk needs no host round trip.
     """
-    current = states.copy()
-    value = evaluate(net, current)
-    done = is_solved(PUZZLE, current)
-    stuck = []
-    stuck_marked = np.zeros(len(states), dtype=bool)
+    current = states.clone()
+    value = evaluate(net, cube, current)
+    done = cube.is_solved(current)
+    stuck = torch.zeros_like(done)
+    stuck_states = current.clone()
     for _ in range(steps):
-        active = np.flatnonzero(~done)
-        if not len(active):
-            break
-        neighbours = apply_all_moves(PUZZLE, current[active], QUARTER_TURNS)
-        values = evaluate(net, neighbours.reshape(-1, PUZZLE.slots)).reshape(len(active), -1)
-        best = values.argmin(axis=1)
-        best_value = values[np.arange(len(active)), best]
-        worse = (best_value >= value[active]) & ~stuck_marked[active]
-        stuck.append(current[active[worse]])
-        stuck_marked[active[worse]] = True
-        current[active] = neighbours[np.arange(len(active)), best]
-        value[active] = best_value
-        done[active] = is_solved(PUZZLE, current[active])
-    hard = np.concatenate(stuck) if stuck else np.zeros((0, PUZZLE.slots), dtype=np.uint8)
-    return done, hard
+        neighbours = cube.apply_all(current)
+        values = evaluate(net, cube, neighbours.view(-1, SLOTS)).view(len(states), MOVES)
+        best_value, best = values.min(dim=1)
+        worse = ~done & ~stuck & (best_value >= value)
+        stuck_states = torch.where(worse[:, None], current, stuck_states)
+        stuck |= worse
+        current = torch.where(
+            done[:, None], current, neighbours.gather(1, best.view(-1, 1, 1).expand(-1, 1, SLOTS)).squeeze(1)
+        )
+        value = torch.where(done, value, best_value)
+        done |= cube.is_solved(current)
+    return done, stuck_states[stuck]
 
 
 class HardPool:
-    """A ring buffer of states the greedy walk got stuck on."""
+    """A ring buffer, on the device, of states the greedy walk got stuck on."""
 
-    def __init__(self, capacity: int):
-        self.states = np.zeros((capacity, PUZZLE.slots), dtype=np.uint8)
+    def __init__(self, capacity: int, device: torch.device | str = "cpu"):
+        self.states = torch.zeros((capacity, SLOTS), dtype=torch.int64, device=device)
         self.size = 0
         self.next = 0
 
-    def add(self, states: np.ndarray) -> None:
+    def add(self, states: torch.Tensor) -> None:
         states = states[-len(self.states) :]
-        slots = (self.next + np.arange(len(states))) % len(self.states)
+        slots = (self.next + torch.arange(len(states), device=self.states.device)) % len(self.states)
         self.states[slots] = states
         self.next = (self.next + len(states)) % len(self.states)
         self.size = min(self.size + len(states), len(self.states))
 
-    def sample(self, count: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, count: int, generator: torch.Generator) -> torch.Tensor:
         if self.size == 0 or count == 0:
-            return np.zeros((0, PUZZLE.slots), dtype=np.uint8)
-        return self.states[rng.integers(0, self.size, count)]
+            return self.states[:0]
+        picks = torch.randint(0, self.size, (count,), device=self.states.device, generator=generator)
+        return self.states[picks]

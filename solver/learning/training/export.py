@@ -15,6 +15,7 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from ...puzzles.cube.batch import Puzzle
 from ...puzzles.cube.scramble import random_scrambles
+from .checkpoint import load_checkpoint
 from .model import CostToGo
 from .train import Recipe
 
@@ -24,7 +25,7 @@ OPSET = 17
 def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
     """Write ``cube3.onnx`` (by default with int8 weights, which halves the CPU time per state)
     and update ``cube3.json``."""
-    state = torch.load(checkpoint, weights_only=False)
+    state = load_checkpoint(checkpoint)
     recipe = Recipe(**state["recipe"])
     net = CostToGo(recipe.width, recipe.blocks)
     net.load_state_dict(state["net"])

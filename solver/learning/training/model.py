@@ -3,7 +3,8 @@
 Input is a batch state (N, 20) of slot values (see ``solver.puzzles.cube.batch``). The
 first layer is a linear map of the 480-wide one-hot encoding, computed as a
 sum of 20 embedding rows, which costs 20 look-ups instead of a 480-wide
-product; the exported ONNX graph does the same with a Gather.
+product (in torch one ``embedding_bag``); the exported ONNX graph does the same
+with a Gather and a sum.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class ResidualBlock(nn.Module):
 
 
 class CostToGo(nn.Module):
+    offsets: torch.Tensor  # a buffer: each slot's first row in the embedding
+
     def __init__(self, width: int = 512, blocks: int = 2):
         super().__init__()
         self.width, self.blocks_count = width, blocks
@@ -39,7 +42,12 @@ class CostToGo(nn.Module):
         self.out = nn.Linear(width, 1)
 
     def forward(self, states: torch.Tensor) -> torch.Tensor:
-        x = self.embed(states + self.offsets).sum(dim=1) + self.embed_bias
+        rows = states + self.offsets
+        if torch.onnx.is_in_onnx_export():
+            x = self.embed(rows).sum(dim=1)  # a Gather and a ReduceSum, which onnxruntime runs well
+        else:  # the same sum without the (N, 20, width) intermediate: most of a CPU training step otherwise
+            x = nn.functional.embedding_bag(rows, self.embed.weight, mode="sum")
+        x = x + self.embed_bias
         x = torch.relu(self.input_norm(x))
         for block in self.blocks:
             x = block(x)
