@@ -1,6 +1,6 @@
 """Benchmark of the scanner on synthetic cubes; prints one JSON object.
 
-    python bench/vision.py [--quick] [--states N] [--seed S] [--parts ways,bins,devset,bracket]
+    python bench/vision.py [--quick] [--states N] [--seed S] [--parts ways,bins,devset,bracket,palette]
                            [--bin-cubes N] [--devset PATH] [--all-cores]
 
 Scans run pinned to one core (OpenCV single-threaded too), the figure a
@@ -41,6 +41,11 @@ verdicts (bench/vision_cases.py).
 verdict, minimum confidence and message; per photo whether a grid of the
 right size was found (the true corners of real photos are not known).
 
+``palette`` (``--parts``): classification alone of the corner rig's sampled
+colours, each size and light, with a colour calibration (a solved cube
+rendered under the same light) and without: verdicts and median milliseconds
+(a calibrated scan is also read without the calibration, to check it).
+
 ``bracket`` (``--parts``): exposure bracketing on the corner rig (3x3,
 daylight, a cream yellow): the median scan, the clipping check that comes
 before it (nothing clips), and, with both images clipping at three times
@@ -65,13 +70,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.vision_cases import DEFAULT_DEVSET, judge, load_devset, random_face_states, tally  # noqa: E402
 from solver.puzzles.cube.geometry import FACES  # noqa: E402
-from vision import PRESETS, ScanError, classify, default_views, detect_grid, render_views, scan_photos, scan_views  # noqa: E402
+from vision import (  # noqa: E402
+    PRESETS,
+    Calibration,
+    ScanError,
+    calibrate,
+    classify,
+    default_views,
+    detect_grid,
+    render_views,
+    sample_views,
+    scan_photos,
+    scan_views,
+)
 from vision.exposure import bracket  # noqa: E402
 from vision.lighting import sticker_colours  # noqa: E402
 from vision.render import face_photo_corners, render_face_photo  # noqa: E402
 
 WAYS = ("corners", "flip", "phone", "colours")
-PARTS = ("ways", "bins", "devset", "bracket")
+PARTS = ("ways", "bins", "devset", "bracket", "palette")
+PALETTE_TRIES = 5  # solved-cube shots before a calibration is given up
 CREAM = {"D": (0.80, 0.78, 0.62)}  # a cream yellow: overexposed, it clips at white's level
 BINS = {
     "rotation_deg": ((0, 15), (15, 30), (30, 45)),
@@ -359,6 +377,46 @@ def bench_bracket(count: int, seed: int) -> dict:
     }
 
 
+def bench_palette(count: int, seed: int) -> dict:
+    """Classification of the corner rig's sampled colours with a palette (a solved cube rendered under the
+    same light, its own seed) and without, per size and light: verdicts and median milliseconds."""
+    cells: dict = {}
+    medians: dict = {"with": [], "without": []}
+    for size in (2, 3):
+        config = default_views("corners", size)
+        solved = "".join(face * size * size for face in FACES)
+        for k, light in enumerate(PRESETS):
+            rng = np.random.default_rng([seed, size, k])
+            calibration = _palette(solved, light, rng, config)
+            outcomes: dict = {"with": [], "without": []}
+            for state in random_face_states(size, count, rng):
+                rgb = sample_views(render_views(state, "corners", light, rng), config)
+                for key, palette in (("with", calibration), ("without", None)):
+                    outcomes[key].append(judge(lambda rgb=rgb, palette=palette: classify(rgb, palette), state))
+            cell = cells[f"{size}x{size}x{size}-{light}"] = {}
+            for key, rows in outcomes.items():
+                ms = 1e3 * float(np.median([o.seconds for o in rows]))
+                medians[key].append(ms)
+                cell[key] = {**tally(rows), "ms_median": round(ms, 2)}
+    return {
+        "states_per_cell": count,
+        "cells": cells,
+        "ms_median_all": {key: round(float(np.median(ms)), 2) for key, ms in medians.items()},
+        "ms_median_worst_cell": {key: round(max(ms), 2) for key, ms in medians.items()},
+    }
+
+
+def _palette(solved: str, light: str, rng: np.random.Generator, config) -> Calibration:
+    """A calibration from the solved cube rendered in the rig, shot again (as a user would) while a sticker's
+    glare makes ``calibrate`` refuse it."""
+    for _ in range(PALETTE_TRIES - 1):
+        try:
+            return calibrate(sample_views(render_views(solved, "corners", light, rng), config))
+        except ScanError:
+            continue
+    return calibrate(sample_views(render_views(solved, "corners", light, rng), config))
+
+
 def _use_cores(every: bool) -> int:
     """Pin the process (and OpenCV's threads) to one core unless ``every``; the cores it may use."""
     if not every:
@@ -406,6 +464,8 @@ def main() -> None:
         report["devset"] = bench_devset(args.devset)
     if "bracket" in parts:
         report["bracket"] = bench_bracket(4 if args.quick else args.states, args.seed + 11)
+    if "palette" in parts:
+        report["palette"] = bench_palette(4 if args.quick else args.states, args.seed + 13)
     report["wall_s"] = round(time.perf_counter() - started, 1)
     print(json.dumps(report))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import ScanError, classify, scan_photos
+from vision import ScanError, calibrate, classify, sample_photos, scan_photos
 from vision.lighting import recolour, recolour_image
 from vision.overlay import LOW_CONFIDENCE
 
@@ -74,6 +74,20 @@ def test_2x2_face_turned_back_that_still_needs_repairs_must_explain_the_colours_
     photos["F"] = recolour_image(photos["F"], (1.0, 0.72, 0.42))
     with pytest.raises(ScanError, match="lit differently rather than turned"):
         scan_photos(photos)
+
+
+def test_a_face_lit_in_another_colour_since_calibrating_is_refused_not_misread():
+    # D under a warm lamp (green 0.72, blue 0.42 of the light) turns its orange stickers red. Read with the
+    # calibration of the clean photos, most of D had to be read against its nearest colour (F6, D4, D6 and
+    # L2 came out wrong and sure); read without it, the scan is refused. So it is refused, naming D.
+    item = _item("tracker-40f3729-3x3x3-random-01")
+    clean = scan_photos(item.photos)
+    calibration = calibrate(sample_photos(item.photos, 3), per_position=False, state=clean.state)
+    photos = dict(item.photos)
+    photos["D"] = recolour_image(photos["D"], (1.0, 0.72, 0.42))
+    with pytest.raises(ScanError, match="most stickers of face D") as refused:
+        scan_photos(photos, calibration=calibration)
+    assert {"D4", "D6"} <= set(refused.value.stickers)
 
 
 @pytest.mark.parametrize("gain", [0.4, 1.5, 2.2, 3.0])

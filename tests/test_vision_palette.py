@@ -30,6 +30,8 @@ from vision.calibration import calibration_from_json
 from vision.classify import MAX_DRIFT
 from vision.cli import main as vision_cli
 from vision.cli import palette_path
+from vision.labelling import settle
+from vision.reader import Reader
 
 REPO = Path(__file__).resolve().parent.parent
 SOLVED = to_facelets(CubieCube.solved(3))
@@ -85,6 +87,25 @@ def test_a_palette_keeps_red_and_orange_apart_when_they_differ_only_in_lightness
     assert sure_wrong == []
 
 
+def test_each_labelling_is_matched_to_the_palette_afresh():
+    """A 2x2's colours are named by its DLB corner, so two labellings may name the colours differently; each
+    is judged against the calibrated colours its own stickers match, whatever was tried before it."""
+    views = default_views("corners", 2)
+    state = to_facelets(apply_moves_cubie(CubieCube.solved(2), parse_moves("R U2 F' R' U F2")))
+    solved = "".join(face * 4 for face in FACES)
+    calibration = calibrate(sample_views(render_views(solved, "corners", "tungsten", np.random.default_rng(7)), views))
+    rgb = sample_views(render_views(state, "corners", "tungsten", np.random.default_rng(8)), views)
+    labels = np.array([FACES.index(c) for c in state])
+    renamed = np.array([FACES.index("DLFURB"[k]) for k in labels])  # the colours named as if turned by z2
+    after_other = Reader(rgb, calibration)
+    settle(after_other, labels)
+    fresh = settle(Reader(rgb, calibration), renamed)
+    again = settle(after_other, renamed)
+    assert np.array_equal(fresh.solution.faces, again.solution.faces)
+    assert fresh.solution.cost == pytest.approx(again.solution.cost)
+    assert classify(rgb, calibration).state == state
+
+
 def test_colours_that_drift_from_the_palette_warn_and_are_read_without_it():
     calibration = calibrate(rig_colours(SOLVED, 3))
     same = scan_views(render_views(SCRAMBLED, "corners", "tungsten", np.random.default_rng(4)), VIEWS, calibration)
@@ -109,13 +130,18 @@ def _read_with(monkeypatch, calibrated, plain):
     monkeypatch.setattr(importlib.import_module("vision.classify"), "_classified", classified)
 
 
-def test_a_fresh_palette_decides_and_a_stale_one_is_set_aside(monkeypatch):
+def test_a_fresh_palette_decides_unless_the_plain_reading_differs_and_a_stale_one_is_set_aside(monkeypatch):
     rgb, calibration = rig_colours(SCRAMBLED, 3), calibrate(rig_colours(SOLVED, 3))
     reading = classify(rgb)
     other = to_facelets(apply_moves_cubie(CubieCube.solved(3), parse_moves("R U F' L2 D B R' U2 F D' U")))
     refusal = ScanError("cannot tell red from orange at F3", ("F3",), replace(reading, state=other))
     _read_with(monkeypatch, reading, ScanError("no", ("U1",)))
     assert classify(rgb, calibration).state == SCRAMBLED  # fresh: the calibrated reading stands
+    _read_with(monkeypatch, replace(reading, state=other), reading)
+    differ = tuple(sticker_name(i, 3) for i in range(54) if other[i] != SCRAMBLED[i])
+    with pytest.raises(ScanError, match="with and without the colour calibration the cube reads differently") as two:
+        classify(rgb, calibration)  # ... unless the plain reading is another cube
+    assert two.value.stickers == differ and two.value.reading.state == other
     _read_with(monkeypatch, refusal, replace(reading, state=other))
     with pytest.raises(ScanError, match="F3"):
         classify(rgb, calibration)  # ... and so does its refusal: no plain reading is taken instead
@@ -128,7 +154,6 @@ def test_a_fresh_palette_decides_and_a_stale_one_is_set_aside(monkeypatch):
     stale = classify(rgb, calibration)
     assert stale.state == SCRAMBLED and any("calibrate again" in warning for warning in stale.warnings)
     _read_with(monkeypatch, replace(reading, state=other), reading)
-    differ = tuple(sticker_name(i, 3) for i in range(54) if other[i] != SCRAMBLED[i])
     with pytest.raises(ScanError, match="reads differently") as refused:
         classify(rgb, calibration)
     assert refused.value.stickers == differ and "calibrate again" in str(refused.value)

@@ -59,7 +59,8 @@ def classify(rgb, calibration: Calibration | None = None) -> Classification:
     (U R F D L B, each face in net reading order). ``calibration``: an
     optional prior (``vision.calibration``), trusted while the colours lie
     within ``MAX_DRIFT`` of it (``drift``) and set aside, with a warning to
-    calibrate again, beyond (``_combined``). Raises
+    calibrate again, beyond; its reading is checked against the reading
+    without it (``_combined``). Raises
     ``ScanError`` for bad input or when the colours cannot be read for
     sure, naming the stickers in doubt and the colours competing for them.
     """
@@ -103,45 +104,76 @@ def _drift_advice(drift: float) -> str:
     )
 
 
-def _with_drift_advice(error: ScanError, rgb: np.ndarray, calibration: Calibration) -> ScanError:
-    """A refusal, told to calibrate again when its best reading's colours have drifted from the calibration."""
-    if error.reading is None:
-        return error
-    drift = _drift(rgb, calibration, error.reading.state)
-    if drift <= MAX_DRIFT:
+def _with_drift_advice(error: ScanError, drift: float | None) -> ScanError:
+    """A refusal, told to calibrate again when its best reading's colours have drifted (``drift``) from the
+    calibration."""
+    if drift is None or drift <= MAX_DRIFT:
         return error
     return ScanError(f"{str(error).rstrip('.')}; {_drift_advice(drift)}", error.stickers, error.reading)
 
 
 def _combined(rgb: np.ndarray, calibration: Calibration) -> Classification:
-    """The scan read with the calibration while it holds, and without it once the colours have drifted.
+    """The scan read with the calibration, checked against the reading without it.
 
     The calibration decides: its refusal stands (told to calibrate again when
     its colours have drifted), because it is what tells red from orange by
     lightness where the plain reading cannot (a plain reading taken where the
     calibrated one refuses was wrong more often than right,
-    bench/vision_lightness_pair.py). A reading beyond ``MAX_DRIFT`` is made
-    again without it and warned to calibrate again, or refused when the two
-    readings differ.
+    bench/vision_lightness_pair.py). Its reading stands where the plain one
+    reads the same cube, or refuses and the calibrated reading did not have
+    to override most stickers of a face (``_check_face_fits_calibration``);
+    where the plain one reads another cube,
+    the scan is refused, naming the stickers they differ on: a calibration
+    can be misled by light that changed since it was made (a face relit in
+    another colour), and a reading it alone gives is then not to be trusted.
+    Beyond ``MAX_DRIFT`` the calibration is stale: the reading returned is
+    the plain one, warned to calibrate again.
     """
     calibrated = _attempt(rgb, calibration)
     if isinstance(calibrated, ScanError):
-        raise _with_drift_advice(calibrated, rgb, calibration)
+        drift = None if calibrated.reading is None else _drift(rgb, calibration, calibrated.reading.state)
+        raise _with_drift_advice(calibrated, drift)
     drift = _drift(rgb, calibration, calibrated.state)
-    if drift <= MAX_DRIFT:
-        return replace(calibrated, drift=drift)
     plain = _attempt(rgb, None)
     if isinstance(plain, ScanError):
-        raise ScanError(f"{_drift_advice(drift)}; without it: {plain}", plain.stickers, calibrated)
+        if drift > MAX_DRIFT:
+            raise ScanError(f"{_drift_advice(drift)}; without it: {plain}", plain.stickers, calibrated)
+        _check_face_fits_calibration(calibrated, plain)
+        return replace(calibrated, drift=drift)
     if plain.state != calibrated.state:
         size = 3 if len(rgb) == 54 else 2
         differ = tuple(sticker_name(i, size) for i, (a, b) in enumerate(zip(plain.state, calibrated.state)) if a != b)
+        advice = _drift_advice(drift) if drift > MAX_DRIFT else "the light may have changed since it was made"
         raise ScanError(
-            f"{_drift_advice(drift)}; with and without it the cube reads differently at {', '.join(differ)}",
+            f"with and without the colour calibration the cube reads differently at {', '.join(differ)}: "
+            f"{advice}; rescan with even light, or calibrate again",
             differ,
             calibrated,
         )
-    return _with_drift(rgb, calibration, plain, drift)
+    return _with_drift(rgb, calibration, plain, drift) if drift > MAX_DRIFT else replace(calibrated, drift=drift)
+
+
+def _check_face_fits_calibration(calibrated: Classification, plain: ScanError) -> None:
+    """Refuse a calibrated reading that overrides most stickers of one face, where the plain reading refuses.
+
+    A repair (a sticker read against its nearest colour, ``judge``) is a
+    misread the pieces correct. Most of one face repaired says instead that
+    the calibrated colours do not describe that face's light (lit in
+    another colour since the calibration was made: a warm lamp turns its
+    orange stickers red); with no reading of the scan alone to confirm it,
+    such a reading is not to be trusted.
+    """
+    size = calibrated.size
+    for face in FACES:
+        repaired = [name for name in calibrated.repaired if name[0] == face]
+        if len(repaired) > size * size / 2:
+            raise ScanError(
+                f"with the colour calibration most stickers of face {face} ({', '.join(repaired)}) had to be "
+                f"read against their nearest colour, and without it: {plain}. The light on face {face} may "
+                "have changed since the calibration was made: rescan with even light, or calibrate again",
+                tuple(repaired),
+                calibrated,
+            )
 
 
 def _attempt(rgb: np.ndarray, calibration: Calibration | None) -> Classification | ScanError:

@@ -249,7 +249,8 @@ class Reader:
         self.linear = self.linear0
         self.features = _features(self.linear)
         self.spread = np.full((6, 3), CHROMA_SIGMA)
-        self.prior_match: np.ndarray | None = None  # prior palette row for each face, once known
+        self.prior_match: np.ndarray | None = None  # prior palette row for each colour of the labelling matched
+        self._matched: bytes | None = None  # that labelling
 
     def solve(self, refs: np.ndarray) -> tuple[Solution, np.ndarray, np.ndarray]:
         cost, d2 = costs(self.features, refs, self.spread)
@@ -265,7 +266,7 @@ class Reader:
             refs = self._with_prior(refs, labels)
         self.spread = _spread(self.features, refs, labels)
         if self.prior_spread is not None:  # a tighter split of two overlapping colours earns nothing
-            self.spread = np.maximum(self.spread, SPREAD_FLOOR * self.prior_spread[self.prior_match])
+            self.spread = np.maximum(self.spread, SPREAD_FLOOR * self.prior_spread[self._palette_match(labels)])
         return refs
 
     def face_light(self, labels: np.ndarray) -> np.ndarray:
@@ -308,7 +309,7 @@ class Reader:
         """The calibrated colour of each colour of a labelling, in linear light at the exposure seen now.
 
         Each colour of the scan is matched to the calibrated colour nearest
-        in CIELAB (the cube may sit in any orientation), once. The
+        in CIELAB (the cube may sit in any orientation, ``_palette_match``). The
         calibrated colours keep their lightness relative to each other (a
         dim red against an orange 1.35 times as light) and take one common
         exposure: the median over colours of the brightness now seen
@@ -316,11 +317,27 @@ class Reader:
         """
         assert self.prior_linear is not None
         seen = _medians(linear, labels)
-        if self.prior_match is None:
-            d = ((_features(seen)[:, None, :] - _features(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
-            self.prior_match = linear_sum_assignment(d)[1]
-        prior = self.prior_linear[self.prior_match]
+        prior = self.prior_linear[self._palette_match(labels)]
         return prior * small_median(luminance(seen) / np.maximum(luminance(prior), 1e-6))
+
+    def _palette_match(self, labels: np.ndarray) -> np.ndarray:
+        """The calibrated colour nearest in CIELAB to each colour of this labelling (one each).
+
+        A 2x2's colours are named by its DLB corner and the clusters around
+        it, so two labellings may name them differently: each is matched
+        again (matched once, a labelling that renames the colours was judged
+        against the first one's names and cost far more than it does). A
+        3x3's centres name its colours in every labelling, so it is matched
+        once, on the first: matched again, two close colours (a dim red and
+        orange) could trade calibrated colours along with their stickers.
+        """
+        assert self.prior_linear is not None
+        if self._matched is None or (self.size == 2 and self._matched != labels.tobytes()):
+            seen = _features(_medians(self.linear0, labels))
+            d = ((seen[:, None, :] - _features(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
+            self.prior_match, self._matched = linear_sum_assignment(d)[1], labels.tobytes()
+        assert self.prior_match is not None
+        return self.prior_match
 
     def _with_prior(self, refs: np.ndarray, labels: np.ndarray) -> np.ndarray:
         """References pulled towards the calibrated colours (``PRIOR_WEIGHT`` stickers' worth)."""
