@@ -44,6 +44,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
 from firmware_interface import ConfigError, DeviceFault, DeviceReset, DeviceSilent, LinkError, PortError, RigLink
+from firmware_interface.motion import Motion
 from firmware_interface.robotd.overlap import overlap_steps
 from firmware_interface.steps import SPEED_MS
 from solver import InvalidState
@@ -211,7 +212,7 @@ class LinkMotion(MotionOverLink):
             if self.follow is not None:
                 self._run_followed(iter(take, None), on_done, self.follow)
                 return
-            queued: deque[tuple[object, float]] = deque()
+            queued: deque[tuple[Motion, float]] = deque()
             index = 0
             while True:
                 while len(queued) < FEED_AHEAD or sum(seconds for _, seconds in queued) < FEED_AHEAD_S:
@@ -221,7 +222,7 @@ class LinkMotion(MotionOverLink):
                     queued.append((self.link.plan([self._entry(command)])[0], command.seconds))
                 if not queued:
                     return
-                queued.popleft()[0].wait(self.motion_timeout_s)  # type: ignore[attr-defined]
+                queued.popleft()[0].wait(self.motion_timeout_s)
                 on_done(index)
                 index += 1
 

@@ -68,11 +68,10 @@ def _two_phase(state: str, budget_s: float, first_s: float, cost: PlannedS) -> t
     from solver.search.twophase import solve_two_phase
 
     start = time.perf_counter()
-    cube = from_facelets(state)
-    moves = solve_two_phase(cube, min(budget_s, first_s), 0, cost, COST_SLACK)
+    moves = _two_phase_quickest(state, min(budget_s, first_s), cost)
     left = budget_s - (time.perf_counter() - start)
     if moves is None and left > 0:
-        moves = solve_two_phase(cube, left)
+        moves = solve_two_phase(from_facelets(state), left)
     return moves, time.perf_counter() - start
 
 
@@ -126,11 +125,6 @@ def candidate(rig: Rig, name: str, moves: list[int] | None, seconds: float) -> t
         "solve_s": round(seconds, 3),
     }
     return summary, moves
-
-
-def _set_if_answered(done: Future, answered: threading.Event) -> None:
-    if not done.cancelled() and done.exception() is None and done.result()[0] is not None:
-        answered.set()
 
 
 class RigSolver:

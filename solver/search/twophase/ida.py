@@ -49,7 +49,9 @@ RETURN_TO_G1 = 5
 # Phase-1 levels with more moves to go than this are expanded with numpy, NUMPY_CHUNK nodes at a time.
 NUMPY_LEVELS_ABOVE = 4
 NUMPY_CHUNK = 4096
-MAX_SOLUTION_LENGTH = 40  # the bound before any solution is found: phase 1 at most 12, phase 2 PHASE2_DEPTH_LIMIT
+# The bound before any solution is found: longer than any (phase 1 never needs more than 12 moves, phase 2 is
+# cut at PHASE2_DEPTH_LIMIT), so only the clock ends a search that has found nothing.
+MAX_SOLUTION_LENGTH = 40
 MAX_CODED_PATH = 15  # 18**15 < 2**63: a path of up to 15 moves fits an int64 as base-18 digits
 NO_FACE = 6
 Nodes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # twist, flip, slice, previous face, path
