@@ -16,6 +16,16 @@ from robot.run import Runner, RunSettings, ScanResult
 
 SUFFIX = {1: "", 2: "2", -1: "'"}
 
+# A [solver] key for dry runs that solve no 3x3 (jogs, 2x2 runs: the pocket table): no two-phase worker. A
+# daemon built without it starts that process and waits for its tables, about a second of CPU on two cores.
+NO_TWO_PHASE = 'fallback = "none"\n'
+
+
+def solver_keys(two_phase: bool = True) -> str:
+    """The [solver] keys of the dry-run configs: a generous budget, and the two-phase worker where asked."""
+    return "budget_s = 20\n" + ("" if two_phase else NO_TWO_PHASE)
+
+
 # dry-run configs: a quick six-motor rig, and a quick flip/spin rig on a Maestro
 FAST_RIG = "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n"
 FLIP_SPIN = """
@@ -125,12 +135,15 @@ class StillCamera:
 KEY = "a-long-enough-key"
 
 
-def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, link_status=None, mode=None, **rig_options):
+def make_daemon(tmp_path, turn_s=0.0, rig_class=VirtualRig, link_status=None, mode=None, two_phase=True, **rig_options):
+    """The test daemon on a virtual rig; ``two_phase=False``: a 3x3 is solved by neural A* alone, with no worker
+    process to start (enough for a short scramble)."""
     virtual = rig_class(solver.scramble(2, seed=0, length=0)["state"], turn_s=turn_s, **rig_options)
     bus = EventBus()
     history = History(tmp_path / "history.sqlite")
     rig = rig_from_config(Config({}).section("rig"))
-    runner = Runner(virtual, virtual, rig, history, bus, RunSettings())
+    settings = RunSettings() if two_phase else RunSettings(solve_fallback=None)
+    runner = Runner(virtual, virtual, rig, history, bus, settings)
     return Daemon(
         runner=runner,
         history=history,
@@ -158,14 +171,14 @@ class FrameCamera(StillCamera):
         return np.full((480, 640, 3), 128, np.uint8)
 
 
-def calibrating_daemon(tmp_path, turn_s=0.0, views_file="views.toml", **store_options):
+def calibrating_daemon(tmp_path, turn_s=0.0, views_file="views.toml", two_phase=True, **store_options):
     """The test daemon with a real ``CalibrationStore``: the corner rig's two cameras and its view config,
     saved to ``tmp_path / views_file`` (written first, as a config's file would be) and ``calibration.json``."""
     from robot.calibration_store import CalibrationStore, views_text
     from robot.scanner import ViewScanner
     from vision import default_views
 
-    plain = make_daemon(tmp_path, turn_s=turn_s)
+    plain = make_daemon(tmp_path, turn_s=turn_s, two_phase=two_phase)
     views = default_views("corners", 3)
     files = {"views": tmp_path / views_file, "calibration": tmp_path / "calibration.json"}
     files["views"].write_text(views_text(views, files["views"]))

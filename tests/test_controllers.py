@@ -7,19 +7,27 @@ from robot.check import check
 from robot.cli import main
 from robot.errors import ConfigError
 from robot.history import History
-from robot_doubles import FAST_RIG, FLIP_SPIN
+from robot_doubles import FAST_RIG, FLIP_SPIN, solver_keys
 
 G_CODE = ("marlin", "grblhal")
+# the link timings of tests/line_rigs.py for a faulty and for a silent line: the same ending, sooner
+QUICK_PROBES = {"marlin": "[controller.marlin.timing]\nprobe_after = 0.1\n", "grblhal": ""}
+QUICK_SILENCE = {
+    "marlin": "[controller.marlin.timing]\nbusy_silence = 2.5\n",
+    "grblhal": "[controller.grblhal.timing]\nsilence = 0.5\n",
+}
 
 
-def config(tmp_path, extra="", rig=FAST_RIG):
+def config(tmp_path, extra="", rig=FAST_RIG, two_phase=True):
     path = tmp_path / "robotd.toml"
-    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n{rig}\n{extra}')
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\n{solver_keys(two_phase)}{rig}\n{extra}')
     return path
 
 
 def once(tmp_path, extra="", controller=None, **options):
-    built = assemble.build(config(tmp_path, extra), sim=True, web=False, controller=controller)
+    """One dry run; the two-phase worker only where it solves a 3x3."""
+    path = config(tmp_path, extra, two_phase=options.get("puzzle") == 3)
+    built = assemble.build(path, sim=True, web=False, controller=controller)
     try:
         return built.once(**options)
     finally:
@@ -92,7 +100,7 @@ def test_line_faults_lose_and_double_no_turn(tmp_path, controller):
         f"[sim.faults]\ndrop = 0.04\nduplicate = 0.03\nnoise = 0.02\nseed = 9\n{corrupt}"
         "[sim.faults.to_host]\ncorrupt = 0.04\n"
     )
-    summary = once(tmp_path, faults, controller=controller, puzzle=3, seed=1, moves=12)
+    summary = once(tmp_path, faults + QUICK_PROBES[controller], controller=controller, puzzle=3, seed=1, moves=12)
     assert summary["outcome"] == "done" and summary["solved"], summary["error"]
 
 
@@ -106,7 +114,8 @@ def test_line_faults_lose_and_double_no_turn(tmp_path, controller):
     ],
 )
 def test_controller_faults_end_the_run_with_a_reason(tmp_path, controller, faults, words):
-    summary = once(tmp_path, f"[sim.faults]\n{faults}\n", controller=controller, puzzle=2, seed=5)
+    timing = QUICK_SILENCE[controller] if faults.startswith("silent") else ""
+    summary = once(tmp_path, f"[sim.faults]\n{faults}\n{timing}", controller=controller, puzzle=2, seed=5)
     assert summary["outcome"] == "error" and not summary["solved"]
     assert words in summary["error"]
     assert History(tmp_path / "data" / "history.sqlite").get_run(summary["id"])["outcome"] == "error"
@@ -115,7 +124,7 @@ def test_controller_faults_end_the_run_with_a_reason(tmp_path, controller, fault
 @pytest.mark.parametrize("controller", G_CODE)
 def test_a_run_after_an_emergency_stop_reconnects_and_solves(tmp_path, controller):
     slow = "[rig]\nquarter_turn_s = 0.1\nhalf_turn_s = 0.15\nsettle_s = 0.0\n"
-    built = assemble.build(config(tmp_path, rig=slow), sim=True, web=False, controller=controller)
+    built = assemble.build(config(tmp_path, rig=slow, two_phase=False), sim=True, web=False, controller=controller)
     try:
         built.daemon.start_run(puzzle=2, seed=8)
         _wait_for(lambda: built.daemon.runner.phase == "executing")
@@ -148,7 +157,8 @@ def test_controller_flag_needs_sim(tmp_path, capsys):
 
 def flip_spin_once(tmp_path, extra="", crc=False, **options):
     rig = FLIP_SPIN + ("crc = true\n" if crc else "")
-    built = assemble.build(config(tmp_path, extra, rig=rig), sim=True, web=False)
+    path = config(tmp_path, extra, rig=rig, two_phase=options.get("puzzle") == 3)
+    built = assemble.build(path, sim=True, web=False)
     try:
         return built.once(**options)
     finally:
@@ -205,7 +215,7 @@ def test_a_servo_controller_drives_only_the_flip_spin_rig(tmp_path):
 
 
 def test_cli_flip_spin_dry_run(tmp_path, capsys):
-    path = config(tmp_path, rig=FLIP_SPIN)
+    path = config(tmp_path, rig=FLIP_SPIN, two_phase=False)
     assert (
         main(
             [

@@ -7,14 +7,14 @@ from robot import assemble
 from robot.cli import main
 from robot.errors import ConfigError
 from robot.history_limits import HistoryLimits
-from robot_doubles import FAST_RIG
+from robot_doubles import FAST_RIG, solver_keys
 
 
-def config(tmp_path, robotd="", serial="", extra=""):
+def config(tmp_path, robotd="", serial="", extra="", two_phase=True):
     path = tmp_path / "robotd.toml"
     path.write_text(
         f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n{robotd}\n[serial]\n{serial}\n'
-        f"[solver]\nbudget_s = 20\n{FAST_RIG}\n{extra}"
+        f"[solver]\n{solver_keys(two_phase)}{FAST_RIG}\n{extra}"
     )
     return path
 
@@ -74,6 +74,7 @@ def test_a_daemon_keeps_its_files_within_the_limits(tmp_path):
         tmp_path,
         "history_keep_runs = 2",
         f'trace = "{data / "trace.log"}"\ntrace_max_mb = 0.01\ntrace_backups = 1\nkeep_fault_logs = 1',
+        two_phase=False,  # 2x2 runs only
     )
     built = assemble.build(path, sim=True, web=False)
     try:

@@ -17,6 +17,7 @@ from robot.cli import main
 from robot.errors import ConfigError, RobotError
 from robot.flipspin import FlipSpinRig, Op
 from robot.servo_motion import ServoMotion
+from robot_doubles import solver_keys
 from solver import scramble
 
 SPIN, COVER = 13, 12
@@ -133,10 +134,10 @@ def test_importing_the_controllers_imports_no_hardware_library():
 # ---------------------------------------------------------------- config and dry runs
 
 
-def config(tmp_path, extra="", kind="gpio"):
+def config(tmp_path, extra="", kind="gpio", two_phase=True):
     path = tmp_path / "robotd.toml"
     path.write_text(
-        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n[rig]\nkind = "flip-spin"\n'
+        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\n{solver_keys(two_phase)}[rig]\nkind = "flip-spin"\n'
         f'[controller]\nkind = "{kind}"\n[controller.{kind}]\nservo_us_per_ms = 40.0\n{extra}'
     )
     return path
@@ -174,7 +175,8 @@ def test_the_rigs_op_times_come_from_the_servos_and_rig_keys_for_them_are_refuse
 
 
 def test_cli_gpio_dry_run_ends_solved(tmp_path, capsys):
-    argv = ["--config", str(config(tmp_path)), "--sim", "--once", "--rig", "flip-spin", "--controller", "gpio"]
+    path = config(tmp_path, two_phase=False)  # a 2x2: the pocket table solves it
+    argv = ["--config", str(path), "--sim", "--once", "--rig", "flip-spin", "--controller", "gpio"]
     assert main([*argv, "--puzzle", "2", "--seed", "2"]) == 0
     assert "cube solved" in capsys.readouterr().out
 
@@ -198,7 +200,7 @@ def test_sigterm_during_a_run_stops_every_pulse_and_closing_releases_the_pins(tm
 
     from robot.cli import signals_stop_the_run
 
-    path = config(tmp_path).read_text().replace("servo_us_per_ms = 40.0", "servo_us_per_ms = 4.0")
+    path = config(tmp_path, two_phase=False).read_text().replace("servo_us_per_ms = 40.0", "servo_us_per_ms = 4.0")
     (tmp_path / "robotd.toml").write_text(path)
     built = assemble.build(tmp_path / "robotd.toml", sim=True, web=False)
     board = built.simulation.firmware

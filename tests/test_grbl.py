@@ -450,7 +450,7 @@ class RawPort:
         return self.read(count, timeout, grace)
 
     def boot(self) -> list[str]:
-        return self.read(52)[-5:]  # error:7, 46 settings, "", the banner, two >:error:7
+        return self.read(51, grace=0.2)[-5:]  # error:7, 46 settings, "", the banner, two >:error:7
 
     def close(self) -> None:
         self.port.close()

@@ -17,7 +17,7 @@ from robot.history import History
 from robot.motion import describe_fault
 from robot.rig import rig_from_config
 from robot.run import Runner, RunSettings
-from robot_doubles import FAST_RIG, FLIP_SPIN, wait_for
+from robot_doubles import FAST_RIG, FLIP_SPIN, NO_TWO_PHASE, wait_for
 from solver.puzzles.cube.geometry import cube_rotation_permutation
 
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
@@ -44,12 +44,14 @@ SCRAMBLE = "R U F' L2 D B'"
 
 @pytest.fixture
 def build(tmp_path):
-    """``build(rig=..., controller=..., extra=...)``: a simulated daemon holding a scrambled 3x3."""
+    """``build(rig=..., controller=..., extra=..., two_phase=False)``: a simulated daemon holding a scrambled 3x3;
+    with the two-phase worker only for a test that solves that 3x3."""
     built = []
 
-    def make(rig=FAST_RIG, controller=None, extra=""):
+    def make(rig=FAST_RIG, controller=None, extra="", two_phase=False):
         path = tmp_path / f"robotd{len(built)}.toml"
-        path.write_text(f'[robotd]\ndata_dir = "{tmp_path / f"data{len(built)}"}"\n{rig}\n{extra}')
+        solver_section = "" if two_phase else f"[solver]\n{NO_TWO_PHASE}"
+        path.write_text(f'[robotd]\ndata_dir = "{tmp_path / f"data{len(built)}"}"\n{solver_section}{rig}\n{extra}')
         one = assemble.build(path, sim=True, web=False, controller=controller)
         built.append(one)
         one.simulation.prepare(puzzle=3, scramble=SCRAMBLE)
@@ -308,7 +310,7 @@ def test_grblhal_can_only_reconnect(build):
 
 
 def test_flip_spin_home_brings_the_base_back_and_the_next_run_still_solves(build):
-    built = build(rig=FLIP_SPIN)
+    built = build(rig=FLIP_SPIN, two_phase=True)
     mechanism = built.simulation.firmware.mechanism
     for op in ("spin+1", "hold"):
         built.daemon.jog(op)

@@ -58,7 +58,7 @@ def test_exactly_once_through_a_faulty_line(rig, board):
     )
     ready(link)
     state, turns = SOLVED, 0
-    plans = ((2, dialect.faulty_line_turns), (3, 30), (4, 30)) if not target.real else ((2, 2 * target.plan), (3, 2))
+    plans = ((2, dialect.faulty_line_turns), (3, 10), (4, 10)) if not target.real else ((2, 2 * target.plan), (3, 2))
     for seed, count in plans:  # one long plan, then more on the same session
         entries, moves = random_plan(count, seed)
         link.wait(link.plan(entries), timeout=60)

@@ -20,6 +20,7 @@ from robot.paths import find_config
 from robot.rig import rig_from_config
 from robot.schema import SECTIONS, RobotdConfig
 from robot.toml_lines import key_lines
+from robot_doubles import NO_TWO_PHASE
 
 
 def write(tmp_path, text):
@@ -450,7 +451,7 @@ def test_the_log_file_gets_the_runs_of_robotd_once(tmp_path):
     log = tmp_path / "logs" / "robotd.log"
     path = write(
         tmp_path,
-        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\nlog_file = "{log}"\n'
+        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\nlog_file = "{log}"\n[solver]\n{NO_TWO_PHASE}'
         "[rig]\nquarter_turn_s = 0.01\nhalf_turn_s = 0.015\nsettle_s = 0.0\n",
     )
     done = subprocess.run(

@@ -15,6 +15,7 @@ from robot import assemble
 from robot.cli import main
 from robot.history import History
 from robot.summary import format_summary
+from robot_doubles import solver_keys
 
 FAST_RIG = """
 [rig]
@@ -24,9 +25,9 @@ settle_s = 0.0
 """
 
 
-def config(tmp_path, extra="", rig=FAST_RIG):
+def config(tmp_path, extra="", rig=FAST_RIG, two_phase=True):
     path = tmp_path / "robotd.toml"
-    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n{rig}\n{extra}')
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\n{solver_keys(two_phase)}{rig}\n{extra}')
     return path
 
 
@@ -37,12 +38,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(tmp_path, extra="", rig=FAST_RIG):
+def serving(tmp_path, extra="", rig=FAST_RIG, two_phase=True):
     """``robotd --sim`` in its own process, its dashboard on a free port: yields the dashboard's URL.
 
     Its output goes to ``tmp_path / "robotd.log"`` (a pipe nobody reads could fill and block it)."""
     port = free_port()
-    path = config(tmp_path, f"[web]\nport = {port}\n{extra}", rig)
+    path = config(tmp_path, f"[web]\nport = {port}\n{extra}", rig, two_phase)
     log = tmp_path / "robotd.log"
     with open(log, "w") as output:
         process = subprocess.Popen(
@@ -72,7 +73,8 @@ def serving(tmp_path, extra="", rig=FAST_RIG):
 
 
 def once(tmp_path, extra="", **options):
-    built = assemble.build(config(tmp_path, extra), sim=True, web=False)
+    """One dry run; the two-phase worker only where it solves a 3x3."""
+    built = assemble.build(config(tmp_path, extra, two_phase=options.get("puzzle") == 3), sim=True, web=False)
     try:
         return built.once(**options)
     finally:
@@ -120,7 +122,7 @@ def test_rig_faults_end_the_run_with_a_reason_and_are_recorded(tmp_path, faults,
 def test_stop_mid_execution_reaches_the_firmware(tmp_path):
     """The latency itself (under 100 ms) is measured by bench/robotd.py and bench/controllers.py."""
     slow = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
-    built = assemble.build(config(tmp_path, rig=slow), sim=True, web=False)
+    built = assemble.build(config(tmp_path, rig=slow, two_phase=False), sim=True, web=False)
     try:
         built.daemon.start_run(puzzle=2, seed=8)
         deadline = time.time() + 20
@@ -139,7 +141,7 @@ def test_stop_mid_execution_reaches_the_firmware(tmp_path):
 
 def test_kill_9_during_a_run_is_marked_interrupted_at_the_next_start(tmp_path):
     slow = "[rig]\nquarter_turn_s = 0.5\nhalf_turn_s = 0.5\nsettle_s = 0.0\n"
-    path = config(tmp_path, rig=slow)
+    path = config(tmp_path, rig=slow, two_phase=False)
     process = subprocess.Popen(
         [sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "4"],
         stdout=subprocess.PIPE,
@@ -168,7 +170,7 @@ def test_config_error_names_the_key_and_line(tmp_path, capsys):
 
 
 def test_once_prints_a_summary_and_json(tmp_path, capsys):
-    path = config(tmp_path)
+    path = config(tmp_path, two_phase=False)
     assert main(["--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "cube solved" in out and "solution  :" in out and "motor time:" in out
@@ -240,7 +242,7 @@ firmware = "avr"
 def test_dry_run_through_the_avr_firmware_ends_solved(tmp_path, puzzle, faults):
     """The firmware binary on a simulated ATmega2560: MOTOR set-up (L mounted reversed), PLAN upload, real steps."""
     devices.require_avr()
-    built = assemble.build(config(tmp_path, faults, rig=AVR_RIG), sim=True, web=False)
+    built = assemble.build(config(tmp_path, faults, rig=AVR_RIG, two_phase=puzzle == 3), sim=True, web=False)
     try:
         summary = built.once(puzzle=puzzle, seed=21)
     finally:

@@ -14,6 +14,7 @@ from robot.history import History
 from test_robotd import config
 
 SLOW_RIG = "[rig]\nquarter_turn_s = 0.3\nhalf_turn_s = 0.4\nsettle_s = 0.0\n"
+# every run here is a 2x2 (the pocket table): no two-phase worker (test_robotd.config)
 
 
 def _wait_for_solution(history_path, process, seconds=90):
@@ -29,7 +30,7 @@ def _wait_for_solution(history_path, process, seconds=90):
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_mid_run_stops_the_motors_and_records_the_run_as_stopped(tmp_path, signum, code):
-    path = config(tmp_path, rig=SLOW_RIG)
+    path = config(tmp_path, rig=SLOW_RIG, two_phase=False)
     process = subprocess.Popen(
         [sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "4"],
         stdout=subprocess.PIPE,
@@ -49,7 +50,7 @@ def test_a_signal_mid_run_stops_the_motors_and_records_the_run_as_stopped(tmp_pa
 
 
 def test_a_second_daemon_on_the_same_data_directory_refuses_to_start(tmp_path, capsys):
-    path = config(tmp_path)
+    path = config(tmp_path, two_phase=False)
     built = assemble.build(path, sim=True, web=False)
     try:
         assert main(["--config", str(path), "--sim", "--once"]) == 2
@@ -62,7 +63,7 @@ def test_a_second_daemon_on_the_same_data_directory_refuses_to_start(tmp_path, c
 
 
 def test_reading_the_history_during_a_run_leaves_the_run_alone(tmp_path, capsys):
-    path = config(tmp_path, rig=SLOW_RIG)
+    path = config(tmp_path, rig=SLOW_RIG, two_phase=False)
     built = assemble.build(path, sim=True, web=False)
     try:
         run_id = built.daemon.start_run(puzzle=2, seed=4)

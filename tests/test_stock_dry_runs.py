@@ -12,12 +12,15 @@ import pytest
 
 from line_rigs import require_stock
 from robot.cli import main
-from robot_doubles import FAST_RIG
+from robot_doubles import FAST_RIG, solver_keys
 
 
 def config(tmp_path, extra=""):
+    """A 2x2 dry run's config: the pocket table solves it, no two-phase worker is started."""
     path = tmp_path / "robotd.toml"
-    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\nbudget_s = 20\n{FAST_RIG}\n{extra}')
+    path.write_text(
+        f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\n{solver_keys(two_phase=False)}{FAST_RIG}\n{extra}'
+    )
     return path
 
 

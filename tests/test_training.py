@@ -120,9 +120,9 @@ def test_train_resume_export_round_trip(tmp_path):
     with torch.no_grad():
         expected = np.maximum(resumed.net(torch.from_numpy(states.astype(np.int64))).numpy(), 0)
     assert np.allclose(model(states), expected, atol=1e-4) and model.card["quantization"] is None
-    export(checkpoint, tmp_path)
-    load_model.cache_clear()
-    quantized = load_model(str(tmp_path))
+    (tmp_path / "int8").mkdir()
+    export(checkpoint, tmp_path / "int8")  # a folder of its own: the first one's model stays cached as it was
+    quantized = load_model(str(tmp_path / "int8"))
     error = quantized.card["quantization"]
     assert 0 <= error["mean_abs_error"] <= error["max_abs_error"] < 0.5
     assert np.abs(quantized(states) - expected).mean() < 0.5
