@@ -13,10 +13,9 @@ The robot need not wait for a better answer: ``spliced_plan`` and
 ``refine`` (driven by ``robot.live_plan``) keep searching while it executes
 the first one, two-phase in the worker from a few commands ahead (a longer
 budget each round) and the rig-time neural A* (``solver.search.rig_astar``)
-over the last commands,
-and splice in any completion that saves motor time before the robot gets
-there (``solver.search.splice``); the plan's ``segments`` tell which solver
-found which moves.
+through windows of 7 commands ahead of the robot, and splice in any way
+that saves motor time before the robot gets there (``solver.search.splice``);
+the plan's ``segments`` tell which solver found which moves.
 """
 
 from __future__ import annotations
@@ -218,7 +217,7 @@ class RigSolver:
         refine(from_facelets(state), plan, self._tail_searches(), started_at, stop)
 
     def _tail_searches(self) -> list[TailSearch]:
-        searches: list[TailSearch] = [self._rig_tail()]
+        searches: list[TailSearch] = [self._rig_shortcut()]
         if self._runs_two_phase:
             searches.insert(0, _TwoPhaseTail(self._worker, self.rig.planned_s, self.refine_budgets_s))
         return searches
@@ -230,12 +229,12 @@ class RigSolver:
                 self._rig_perimeter = RigPerimeter(Commands.of_rig(self.rig.planned_s), self.rig_depth)
             return self._rig_perimeter
 
-    def _rig_tail(self) -> TailSearch:
+    def _rig_shortcut(self) -> TailSearch:
         from solver.search.heuristic import load_heuristic
-        from solver.search.rig_astar import RigTail
+        from solver.search.rig_astar import RigShortcut
 
         perimeter = self.prepare_refiner()
-        return RigTail(perimeter.commands, perimeter, load_heuristic())
+        return RigShortcut(perimeter.commands, perimeter, load_heuristic())
 
     def _search_options(self) -> dict:
         options = {

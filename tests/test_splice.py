@@ -12,7 +12,7 @@ from solver.puzzles.cube.batch import from_cubie
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie
 from solver.puzzles.cube.notation import inverse_moves, parse_moves, simplify_moves
 from solver.search.heuristic import load_heuristic
-from solver.search.rig_astar import RigTail, rig_search
+from solver.search.rig_astar import RigShortcut, rig_search
 from solver.search.rig_metric import NOT_WITHIN, Commands, RigPerimeter
 from solver.search.splice import Found, SplicedPlan, TailSearch, refine
 
@@ -137,9 +137,46 @@ def test_refine_splices_a_found_shortcut_ahead_of_the_robot_and_ends_with_the_pl
     assert {s["solver"] for s in plan.segments()} == {"two-phase", "neural-astar"}
 
 
-def test_the_rig_tail_cuts_only_where_few_commands_are_left(commands, perimeter):
+def test_the_rig_shortcut_sweeps_windows_ahead_of_the_robot_up_to_the_end(commands, perimeter):
     plan = SplicedPlan(parse_moves("R U F L B R U F L B"), "two-phase", rig_plan, lambda: 0)
-    tail = RigTail(commands, perimeter, load_heuristic(), budget_s=0.1, max_commands=3)
-    assert tail.cut(plan, 0.0) == 7
-    assert tail.cut(plan, 1.3) == 9
-    assert tail.cut(plan, 5.0) is None
+    shortcut = RigShortcut(commands, perimeter, load_heuristic(), budget_s=0.1, windows=(4,))
+    assert shortcut.spans(plan, 0.0) == [(1, 5), (2, 6), (3, 7), (4, 8), (5, 9), (6, None)]
+    assert shortcut.spans(plan, 1.3) == [(9, None)]  # fewer than 4 commands left: one last tail
+    assert shortcut.spans(plan, 5.0) == []
+    two = RigShortcut(commands, perimeter, load_heuristic(), budget_s=0.1, windows=(3, 5))
+    assert two.spans(plan, 0.0)[:4] == [(1, 4), (1, 6), (2, 5), (2, 7)]
+    assert two.spans(plan, 0.0)[-3:] == [(5, None), (6, 9), (6, None)]  # each span once
+
+
+def test_a_way_through_a_window_keeps_the_plan_after_it():
+    plan = SplicedPlan(parse_moves("R U U' F2 D L"), "two-phase", rig_plan, lambda: 0)
+    slow = plan.motor_s
+    prefix, suffix = parse_moves("R"), tuple(parse_moves("F2 D L"))
+    assert not plan.splice(Found("neural-astar", 1, prefix, [], 0.01, 3, tuple(parse_moves("F2 D R"))))  # another plan
+    assert plan.splice(Found("neural-astar", 1, prefix, [], 0.01, 3, suffix))
+    assert plan.moves == parse_moves("R F2 D L")
+    assert plan.motor_s == pytest.approx(slow - 2 * 0.17)
+    assert [s["solver"] for s in plan.segments()] == ["two-phase"]
+    assert plan.splices[0]["from_move"] == 1 and plan.splices[0]["to_move"] == 1
+
+
+def test_refine_finds_a_quicker_way_through_the_middle_of_a_plan(commands, perimeter):
+    scramble = parse_moves("R U F' L2 D B R' F")
+    cube = cube_after(scramble)
+    padded = inverse_moves(scramble)
+    padded[3:3] = parse_moves("R U R' U' U R U' R'")  # a detour that leads back
+    now = [0.0]
+
+    def clock():
+        now[0] += 0.01
+        return now[0]
+
+    plan = SplicedPlan(padded, "two-phase", rig_plan, lambda: plan.moves_begun_by(now[0]))
+    slow = plan.motor_s
+    shortcut = RigShortcut(commands, perimeter, load_heuristic(), budget_s=0.2, windows=(6,))
+    refine(cube, plan, [shortcut], started_at=0.0, clock=clock)
+    assert apply_moves_cubie(cube, plan.moves).is_solved()
+    assert plan.motor_s < slow - 0.5
+    sources = [s["solver"] for s in plan.segments()]
+    assert sources[0] == "two-phase" and "neural-astar" in sources
+    assert all(s["to_move"] <= len(plan.moves) for s in plan.splices)

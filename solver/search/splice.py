@@ -1,10 +1,11 @@
-"""Splicing quicker completions into a 3x3x3 solution while the robot is already executing it.
+"""Splicing quicker ways into a 3x3x3 solution while the robot is already executing it.
 
 The robot starts at once on the first answer. Meanwhile searches look for a
-completion from a point a few commands ahead of the robot that takes less
-motor time than what the plan still holds there, and splice it in, but only
-while the robot has not yet begun the command at that point: what it has
-begun stays as it is. A plan is kept as the rig's commands (each with its
+way from a point a few commands ahead of the robot, either to solved (a
+completion) or to a later point of the plan (a window, the rest kept), that
+takes less motor time than what the plan holds there, and splice it in, but
+only while the robot has not yet begun the command at that point: what it
+has begun stays as it is. A plan is kept as the rig's commands (each with its
 moves, motor time and the solver that found it), so that what the robot
 executes, and which solver produced each move, can be shown.
 
@@ -25,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..puzzles.cube.cubie import CubieCube, apply_moves_cubie
-from ..puzzles.cube.notation import format_moves, move_length
+from ..puzzles.cube.notation import format_moves, inverse_moves, move_length
 
 RigPlan = Callable[[Sequence[int]], list[tuple[tuple[int, ...], float]]]
 MARGIN_S = 0.05  # time kept between a search's end and the robot reaching its cut
@@ -42,13 +43,15 @@ class Command:
 
 @dataclass(frozen=True)
 class Found:
-    """A search's completion from command ``cut`` of the plan it was given."""
+    """A search's way from command ``cut`` of the plan it was given to command ``end`` (None: to solved)."""
 
     source: str
     cut: int
     prefix: list[int]  # the plan's moves before the cut when the search began
     moves: list[int]
     seconds: float  # search wall time
+    end: int | None = None
+    suffix: tuple[int, ...] = ()  # the plan's moves from ``end`` on when the search began (kept as they are)
 
 
 class SplicedPlan:
@@ -107,6 +110,9 @@ class SplicedPlan:
     def moves_before(self, cut: int) -> list[int]:
         return [m for command in self.commands[:cut] for m in command.moves]
 
+    def moves_from(self, end: int) -> tuple[int, ...]:
+        return tuple(m for command in self.commands[end:] for m in command.moves)
+
     def splice(self, found: Found) -> bool:
         """Put ``found`` in place of the commands from its cut on, if they take longer and the robot
         has not begun the one at the cut, and the plan still leads there; True if it did."""
@@ -117,18 +123,22 @@ class SplicedPlan:
         return spliced
 
     def _splice(self, found: Found) -> bool:
+        end = len(self.commands) if found.end is None else found.end
         if self.moves_before(found.cut) != found.prefix or self._started() > len(found.prefix):
             return False
-        tail = self._commands(found.moves, found.source)
-        old = sum(c.seconds for c in self.commands[found.cut :])
-        new = sum(c.seconds for c in tail)
+        if end > len(self.commands) or self.moves_from(end) != found.suffix:
+            return False
+        way = self._commands(found.moves, found.source)
+        old = sum(c.seconds for c in self.commands[found.cut : end])
+        new = sum(c.seconds for c in way)
         if new > old - IMPROVEMENT_S:
             return False
-        self.commands = self.commands[: found.cut] + tail
+        self.commands = self.commands[: found.cut] + way + self.commands[end:]
         self.splices.append(
             {
                 "solver": found.source,
-                "from_move": len(self.moves_before(found.cut)),
+                "from_move": len(found.prefix),
+                "to_move": len(found.prefix) + len(found.moves),
                 "saved_s": round(old - new, 3),
                 "search_s": round(found.seconds, 3),
             }
@@ -151,8 +161,11 @@ class SplicedPlan:
         return out
 
 
+Span = tuple[int, "int | None"]  # (cut, end): commands from the cut up to the end (None: the plan's end)
+
+
 class TailSearch:
-    """One kind of search the refiner runs: how long it may take, and where it may cut."""
+    """One kind of search the refiner runs: how long it may take, and which part of the plan it may replace."""
 
     name: str = ""
     budget_s: float = 0.2
@@ -163,8 +176,15 @@ class TailSearch:
         ready = elapsed_s + plan.lead_s + self.budget_s + self.late_s + MARGIN_S
         return next((index for index, start in enumerate(plan.starts_s()) if start >= ready), None)
 
+    def spans(self, plan: SplicedPlan, elapsed_s: float) -> list[Span]:
+        """The parts of the plan to search a quicker way through, first choice first (none: nothing left);
+        by default the whole rest from the cut."""
+        cut = self.cut(plan, elapsed_s)
+        return [] if cut is None else [(cut, None)]
+
     def start(self, cube: CubieCube) -> Callable[[], list[int] | None]:
-        """Begin searching from ``cube``; the result comes from the returned call (which may wait)."""
+        """Begin searching for moves that solve ``cube``; the result comes from the returned call (which may
+        wait). A span that ends before the plan does is searched as the cube its part of the plan solves."""
         raise NotImplementedError
 
     def took(self, budget_s: float, seconds: float) -> None:
@@ -204,18 +224,35 @@ def _search_loop(
     stop: threading.Event,
     clock: Callable[[], float],
 ) -> None:
-    tried: set[tuple[int, tuple[int, ...]]] = set()  # (cut, moves): the same point of the same plan
+    tried: set[tuple[Span, tuple[int, ...]]] = set()  # the same part of the same plan
     while not stop.is_set():
-        cut = search.cut(plan, clock() - started_at)
-        if cut is None:
+        spans = search.spans(plan, clock() - started_at)
+        if not spans:
             return
-        key = (cut, tuple(plan.moves))
-        if key in tried:
+        commands = plan.commands  # a splice puts a new list in place, so this one stays as it is
+        moves_now = tuple(m for command in commands for m in command.moves)
+        span = next((span for span in spans if (span, moves_now) not in tried), None)
+        if span is None:
             time.sleep(IDLE_S)  # nothing new to try: wait for the robot to move on
             continue
-        tried.add(key)
-        begun, budget, prefix = clock(), search.budget_s, plan.moves_before(cut)
-        moves = search.start(apply_moves_cubie(cube, prefix))()
+        tried.add((span, moves_now))
+        prefix, part, suffix = _split(commands, span)
+        begun, budget = clock(), search.budget_s
+        start = apply_moves_cubie(cube, prefix) if span[1] is None else _solved_by(part)
+        found = search.start(start)()
         search.took(budget, clock() - begun)
-        if moves is not None:
-            plan.splice(Found(search.name, cut, prefix, moves, clock() - begun))
+        if found is not None:
+            plan.splice(Found(search.name, span[0], prefix, found, clock() - begun, span[1], suffix))
+
+
+def _split(commands: list[Command], span: Span) -> tuple[list[int], list[int], tuple[int, ...]]:
+    """The moves before a span, in it and after it."""
+    cut, end = span
+    end = len(commands) if end is None else end
+    moves = [[m for command in part for m in command.moves] for part in (commands[:cut], commands[cut:end])]
+    return moves[0], moves[1], tuple(m for command in commands[end:] for m in command.moves)
+
+
+def _solved_by(moves: list[int]) -> CubieCube:
+    """The cube that ``moves`` solve: a way through a span is a way to solve it."""
+    return apply_moves_cubie(CubieCube.solved(3), inverse_moves(moves))
