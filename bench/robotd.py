@@ -50,10 +50,14 @@ FAULT_CASES = {
 }
 
 
-def write_config(directory: Path, budget_s: float | None, faults: str = "", q: float = 0.02, h: float = 0.03) -> Path:
+def write_config(
+    directory: Path, budget_s: float | None, faults: str = "", q: float | None = 0.02, h: float = 0.03
+) -> Path:
+    """A dry-run config: a quick rig (turns of ``q`` and ``h`` seconds), or robotd's default one (``q`` None)."""
     path = directory / "robotd.toml"
     solver = "" if budget_s is None else f"[solver]\nbudget_s = {budget_s}\n"
-    text = f'[robotd]\ndata_dir = "{directory / "data"}"\n{solver}' + RIG.format(q=q, h=h)
+    rig = "" if q is None else RIG.format(q=q, h=h)
+    text = f'[robotd]\ndata_dir = "{directory / "data"}"\n{solver}' + rig
     if faults:
         text += f"[sim.faults]\n{faults}\n"
     path.write_text(text)
@@ -116,11 +120,13 @@ def _peak_rss_mb(pid: int | str = "self") -> float | None:
 PARTS = ("memory", "dry_runs", "faults", "stop", "signal_stop")
 
 
-def memory(count: int, budget_s: float | None) -> dict:
+def memory(count: int, budget_s: float | None, default_rig: bool = False) -> dict:
     """``count`` consecutive 3x3x3 dry runs in one daemon: peak memory of it and of its two-phase worker,
-    and the first solve's time against the later ones'."""
+    and the first solve's time against the later ones'. On the quick rig the robot is done before the
+    refiner can search; on the default rig (``default_rig``) it refines as on a real one."""
     with tempfile.TemporaryDirectory() as tmp:
-        built = assemble.build(write_config(Path(tmp), budget_s), sim=True, web=False)
+        config = write_config(Path(tmp), budget_s, q=None if default_rig else 0.02)
+        built = assemble.build(config, sim=True, web=False)
         try:
             at_start = _peak_rss_mb()
             runs = [built.once(puzzle=3, seed=2000 + k) for k in range(count)]
@@ -194,11 +200,17 @@ def main() -> None:
         "--budget-s", type=float, default=None, help="3x3x3 neural A* budget per run (default: robotd's default)"
     )
     parser.add_argument("--parts", default=",".join(PARTS), help="which parts to run, comma-separated")
+    parser.add_argument(
+        "--memory-rig",
+        choices=("quick", "default"),
+        default="quick",
+        help="the memory part's rig: quick turns, or robotd's default rig (the refiner searches as on a real one)",
+    )
     args = parser.parse_args()
     runs, stops = (6, 3) if args.quick else (args.runs, 10)
     started = time.perf_counter()
     parts = {
-        "memory": lambda: memory(5 if args.quick else 20, args.budget_s),
+        "memory": lambda: memory(5 if args.quick else 20, args.budget_s, args.memory_rig == "default"),
         "dry_runs": lambda: dry_runs(runs, args.budget_s, args.moves3),
         "faults": lambda: faults(args.budget_s),
         "stop": lambda: stop_latencies(stops, args.budget_s),
@@ -208,7 +220,7 @@ def main() -> None:
     if unknown:
         parser.error(f"--parts: no part {', '.join(sorted(unknown))}; the parts are {', '.join(PARTS)}")
     result: dict = {name: parts[name]() for name in PARTS if name in args.parts.split(",")}
-    result["settings"] = {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s}
+    result["settings"] = {"runs": runs, "moves3": args.moves3, "budget_s": args.budget_s, "memory_rig": args.memory_rig}
     result["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
 
