@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,6 +100,18 @@ class _Open:
         return np.array([heapq.heappop(self.heap)[2] for _ in range(count)], dtype=np.int64)
 
 
+def estimate_in_chunks(heuristic, states: np.ndarray, time_is_up: Callable[[], bool] | None = None) -> np.ndarray:
+    """The heuristic of ``states`` in calls of at most ``EVAL_CHUNK`` states: the memory the network holds
+    for a call grows with the call (about 58 kB a state). With ``time_is_up``, each call is made only while
+    it says no (else ``_OutOfTime``)."""
+    out = np.empty(len(states), dtype=np.float32)
+    for low in range(0, len(states), EVAL_CHUNK):
+        if time_is_up is not None and time_is_up():
+            raise _OutOfTime
+        out[low : low + EVAL_CHUNK] = heuristic(states[low : low + EVAL_CHUNK])
+    return out
+
+
 class _OutOfTime(Exception):
     """The time budget ran out in the middle of an iteration."""
 
@@ -140,13 +153,8 @@ class _Search:
         return time.perf_counter() > self.deadline or (self.stop is not None and self.stop.is_set())
 
     def estimate(self, states: np.ndarray) -> np.ndarray:
-        """The heuristic in calls of at most ``EVAL_CHUNK`` states, each only while time is left."""
-        out = np.empty(len(states), dtype=np.float32)
-        for low in range(0, len(states), EVAL_CHUNK):
-            if self.time_is_up():
-                raise _OutOfTime
-            out[low : low + EVAL_CHUNK] = self.heuristic(states[low : low + EVAL_CHUNK])
-        return out
+        """The heuristic in chunks (``estimate_in_chunks``), each only while time is left."""
+        return estimate_in_chunks(self.heuristic, states, self.time_is_up)
 
     def offer(self, node: int, length: int) -> None:
         if self.best is not None and length >= self.best[0]:

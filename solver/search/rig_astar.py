@@ -22,7 +22,7 @@ import numpy as np
 
 from ..puzzles.cube.batch import from_cubie, state_keys
 from ..puzzles.cube.cubie import CubieCube
-from .astar import EVAL_CHUNK
+from .astar import estimate_in_chunks
 from .rig_metric import NOT_WITHIN, Commands, RigPerimeter
 from .splice import Span, SplicedPlan, TailSearch
 
@@ -78,16 +78,9 @@ class RigSearch:
                 self.best = (total, first + i, states[i])
         outside = np.flatnonzero(~inside)
         if len(outside):
-            h = np.maximum(self._estimate(states[outside]) * self.ms_per_quarter, self.floor_ms)
+            h = np.maximum(estimate_in_chunks(self.heuristic, states[outside]) * self.ms_per_quarter, self.floor_ms)
             for i, f in zip(outside.tolist(), (g[outside] + h).tolist()):
                 heapq.heappush(self.open, (f, next(self.tie), first + i))
-
-    def _estimate(self, states: np.ndarray) -> np.ndarray:
-        """The network's estimate in calls of at most ``EVAL_CHUNK`` states: the memory it holds for a call
-        grows with the call (about 58 kB a state), and the daemon has warmed it up for that many."""
-        return np.concatenate(
-            [self.heuristic(states[low : low + EVAL_CHUNK]) for low in range(0, len(states), EVAL_CHUNK)]
-        )
 
     def path(self, node: int) -> list[int]:
         commands = []

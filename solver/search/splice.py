@@ -54,6 +54,11 @@ class Found:
     suffix: tuple[int, ...] = ()  # the plan's moves from ``end`` on when the search began (kept as they are)
 
 
+def moves_of(commands: Sequence[Command]) -> list[int]:
+    """The moves of ``commands``, in order."""
+    return [m for command in commands for m in command.moves]
+
+
 class SplicedPlan:
     """The commands the robot executes; completions replace the part it has not begun."""
 
@@ -83,7 +88,7 @@ class SplicedPlan:
 
     @property
     def moves(self) -> list[int]:
-        return [m for command in self.commands for m in command.moves]
+        return moves_of(self.commands)
 
     @property
     def motor_s(self) -> float:
@@ -108,14 +113,15 @@ class SplicedPlan:
         return begun
 
     def moves_before(self, cut: int) -> list[int]:
-        return [m for command in self.commands[:cut] for m in command.moves]
+        return moves_of(self.commands[:cut])
 
     def moves_from(self, end: int) -> tuple[int, ...]:
-        return tuple(m for command in self.commands[end:] for m in command.moves)
+        return tuple(moves_of(self.commands[end:]))
 
     def splice(self, found: Found) -> bool:
-        """Put ``found`` in place of the commands from its cut on, if they take longer and the robot
-        has not begun the one at the cut, and the plan still leads there; True if it did."""
+        """Put ``found`` in place of the commands from its cut up to its end, if they take longer, the robot
+        has not begun the one at the cut, and the plan still holds what it held before the cut and after the
+        end; True if it did."""
         with self._lock:
             spliced = self._splice(found)
         if spliced and self.on_splice is not None:
@@ -161,7 +167,7 @@ class SplicedPlan:
         return out
 
 
-Span = tuple[int, "int | None"]  # (cut, end): commands from the cut up to the end (None: the plan's end)
+Span = tuple[int, int | None]  # (cut, end): commands from the cut up to the end (None: the plan's end)
 
 
 class TailSearch:
@@ -230,7 +236,7 @@ def _search_loop(
         if not spans:
             return
         commands = plan.commands  # a splice puts a new list in place, so this one stays as it is
-        moves_now = tuple(m for command in commands for m in command.moves)
+        moves_now = tuple(moves_of(commands))
         span = next((span for span in spans if (span, moves_now) not in tried), None)
         if span is None:
             time.sleep(IDLE_S)  # nothing new to try: wait for the robot to move on
@@ -249,8 +255,7 @@ def _split(commands: list[Command], span: Span) -> tuple[list[int], list[int], t
     """The moves before a span, in it and after it."""
     cut, end = span
     end = len(commands) if end is None else end
-    moves = [[m for command in part for m in command.moves] for part in (commands[:cut], commands[cut:end])]
-    return moves[0], moves[1], tuple(m for command in commands[end:] for m in command.moves)
+    return moves_of(commands[:cut]), moves_of(commands[cut:end]), tuple(moves_of(commands[end:]))
 
 
 def _solved_by(moves: list[int]) -> CubieCube:
