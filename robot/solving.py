@@ -274,6 +274,16 @@ class RigSolver:
             return self._pool
 
 
+def _log_two_phase_loops() -> None:
+    """Say whether two-phase runs compiled (its first answer decides the robot's first commands)."""
+    from solver.search.twophase import native
+
+    if native.library() is not None:
+        log.info("two-phase search: %s", native.status())
+    else:
+        log.warning("two-phase search runs in Python, several times slower per answer: %s", native.status())
+
+
 def warm_up_solvers(settings) -> None:
     """Load the solver tables and the network, and run the network once, so that no run pays for it."""
     from solver.puzzles.pocket import model
@@ -283,6 +293,8 @@ def warm_up_solvers(settings) -> None:
     from solver.tables.exact import load_table
 
     load_table(model(settings.metric))
+    if settings.solve_fallback == "two-phase":
+        _log_two_phase_loops()
     load_model().warm_up(EVAL_CHUNK)
     perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
     if perimeter:

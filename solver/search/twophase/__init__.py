@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from ...errors import InvalidState
 from ...puzzles.cube.cubie import CubieCube, from_face_letters, to_facelets
-from .ida import Goal, Stop, ViewSearch, search_tables
+from .ida import Goal, Stop, ViewSearch, native_tables, search_tables
 from .views import views
 
 DEFAULT_BUDGET_S = 1.0
@@ -33,12 +33,14 @@ DEFAULT_MAX_LENGTH = 22
 
 
 def prepare() -> None:
-    """Load (or build and cache) every table the solver needs; solving does it on first use.
+    """Load (or build and cache) every table the solver needs, and compile its search loops
+    where the machine can (``native``); solving does it on first use.
 
     Table loading is not counted in a solve's time budget, so a daemon calls
     this at start-up to keep its first solve as fast as the others.
     """
-    search_tables()
+    if native_tables() is None:
+        search_tables()
 
 
 def _checked(cube: CubieCube, budget_s: float, max_length: int) -> CubieCube:
@@ -57,6 +59,7 @@ def solve_two_phase(
     max_length: int = DEFAULT_MAX_LENGTH,
     cost: Callable[[list[int]], float] | None = None,
     slack: int = 0,
+    native: bool = True,
 ) -> list[int] | None:
     """Move ids (HTM, see ``solver.puzzles.cube.notation``) that solve a 3x3x3 cubie state.
 
@@ -69,16 +72,17 @@ def solve_two_phase(
     With ``cost`` (moves -> a cost such as a rig's motor time), the solution
     of least cost found is returned instead of the shortest, and solutions
     up to ``slack`` moves longer than the shortest found so far are tried
-    too. The first call also loads
+    too. ``native=False`` runs the search loops in Python even where the
+    compiled ones (``native``) are there: the same solutions, found
+    slower. The first call also loads
     the tables (see ``prepare``). Raises ``InvalidState`` for an impossible
     state or a bad argument.
     """
     cube = _checked(cube, budget_s, max_length)
-    tables = search_tables()
     goal = Goal(time.perf_counter() + budget_s, max_length, cost, slack)
     if cube.is_solved():
         return []
-    searches = [ViewSearch(tables, view, goal) for view in views(cube)]
+    searches = [ViewSearch(view, goal, native) for view in views(cube)]
     depth = min(search.start_depth for search in searches)
     try:
         while depth <= goal.bound:  # a longer phase 1 cannot beat the best

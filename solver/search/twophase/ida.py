@@ -36,7 +36,8 @@ from .coords import (
     ud_split_moves,
     ud_split_of_edge_perm,
 )
-from .tables import load_tables
+from .native import NativeTables, library
+from .tables import TABLES, load_tables
 from .views import View
 
 # Phase 2 is cut off at this depth: long phase-2 searches cost more than trying
@@ -130,6 +131,36 @@ def search_tables() -> SearchTables:
     )
 
 
+@cache
+def native_tables() -> NativeTables | None:
+    """The tables for the compiled loops (``native``); None where there are none (no C compiler).
+
+    Where there are, the Python loops' tables (``search_tables``, 30 MB of
+    Python ints) are built only if a search asks for the Python loops.
+    """
+    compiled = library()
+    if compiled is None:
+        return None
+    pruning = load_tables()
+    arrays = {
+        "twist": twist_moves(),
+        "flip": flip_moves(),
+        "slice": slice_moves(),
+        "corner": corner_perm_moves(),
+        "edge": ud_edge_perm_moves(),
+        "slice_perm": slice_perm_moves(),
+        "ud_split": ud_split_moves(),
+        "ud_split_of_edge": ud_split_of_edge_perm(),
+        "move_cp": np.array([move_cube(m, 3).cp for m in range(18)]),
+        "move_ep": np.array([move_cube(m, 3).ep for m in range(18)]),
+        "phase2_moves": np.array(PHASE2_MOVES),
+        "allowed": np.array([[_may_follow(prev, m // 3) for m in range(18)] for prev in range(NO_FACE + 1)]),
+        "ends_phase1": np.array([m in LAST_PHASE1_MOVES for m in range(18)]),
+        **{name: pruning.distances(name) for name in TABLES},
+    }
+    return NativeTables(compiled, arrays)
+
+
 def _decode_path(code: int, length: int) -> list[int]:
     """The moves whose base-18 digits (first move most significant) make ``code``."""
     path = [0] * length
@@ -186,29 +217,53 @@ class Goal:
 class ViewSearch:
     """The two-phase search of one view of the cube."""
 
-    def __init__(self, tables: SearchTables, view: View, goal: Goal):
-        self.tables, self.view, self.goal = tables, view, goal
+    def __init__(self, view: View, goal: Goal, native: bool = True):
+        self.view, self.goal = view, goal
+        self.native = native_tables() if native else None
+        self._tables = search_tables() if self.native is None else None
         self.path: list[int] = []  # phase-1 moves of the current branch
         self.depth = 0  # length of the phase-1 sequences being tried
         self.replayed: list[int] = []  # phase-1 moves whose cubie states are in cp_at / ep_at
         self.cp_at, self.ep_at = [list(view.cube.cp)], [list(view.cube.ep)]
         self.coordinates = phase1_coordinates(view.cube)
         twist, flip, slice_ = self.coordinates
+        pruning = load_tables()
         self.start_depth = max(
-            tables.twist_slice[twist * SLICES + slice_],
-            tables.flip_slice[flip * SLICES + slice_],
-            tables.twist_flip[twist * FLIPS + flip],
+            pruning.twist_slice[twist * SLICES + slice_],
+            pruning.flip_slice[flip * SLICES + slice_],
+            pruning.twist_flip[twist * FLIPS + flip],
         )
+
+    @property
+    def tables(self) -> SearchTables:
+        """The Python loops' tables (built only for a search that runs them)."""
+        assert self._tables is not None
+        return self._tables
 
     def phase1_at(self, depth: int) -> None:
         """Try every phase-1 sequence of exactly ``depth`` moves, each followed by phase 2."""
         self.depth = depth
+        if self.native is not None:
+            self._compiled_phase1_at(depth)
+            return
         if not NUMPY_LEVELS_ABOVE < depth <= MAX_CODED_PATH:
             self.path = []
             self._phase1(*self.coordinates, depth, NO_FACE)
             return
         twist, flip, slice_ = (np.array([value]) for value in self.coordinates)
         self._expand(twist, flip, slice_, np.array([NO_FACE]), np.array([0]), depth)
+
+    def _compiled_phase1_at(self, depth: int) -> None:
+        assert self.native is not None
+        goal, view = self.goal, self.view
+
+        def offer(moves: list[int]) -> int:
+            goal.offer(view.to_original(moves))  # raises Stop at a short enough solution
+            return goal.bound
+
+        cube = view.cube
+        if not self.native.phase1_at(self.coordinates, cube.cp, cube.ep, depth, goal.deadline, goal.bound, offer):
+            raise Stop
 
     def _expand(self, twist, flip, slice_, previous, paths, togo: int) -> None:
         """Phase 1 from many nodes at once (numpy), in move order, down to NUMPY_LEVELS_ABOVE moves to go.
