@@ -68,8 +68,9 @@ run() {
     fi
 }
 
-# 2. System packages: the venv module, and picamera2 with libcamera where apt has them (a Pi).
-packages=(python3-venv)
+# 2. System packages: the venv module, a C compiler (two-phase compiles its search loops on first use),
+#    and picamera2 with libcamera where apt has them (a Pi).
+packages=(python3-venv gcc)
 extra=""
 if apt-cache show python3-picamera2 >/dev/null 2>&1; then
     packages+=(python3-picamera2)

@@ -56,7 +56,7 @@ def test_a_64_bit_pi_gets_the_venv_with_system_packages_and_the_pi_extra(tmp_pat
     done = install(SCRIPT, shims(tmp_path / "bin", "aarch64", 64), "--dry-run", "--prefix", str(prefix))
     assert done.returncode == 0, done.stderr
     commands = [line[2:] for line in done.stdout.splitlines() if line.startswith("+ ")]
-    assert commands[0] == "apt-get install -y python3-venv python3-picamera2"
+    assert commands[0] == "apt-get install -y python3-venv gcc python3-picamera2"
     assert f"{sys.executable} -m venv --system-site-packages {prefix}/.venv" in commands
     assert f"{prefix}/.venv/bin/pip install -e {prefix}[pi]" in commands
     assert f"sed 's#/opt/robotd#{prefix}#g' {prefix}/deploy/robotd.service > /etc/systemd/system/robotd.service" in (
