@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidState
-from ..puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_keys
+from ..puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_key_bytes
 from ..puzzles.cube.cubie import CubieCube
 from .perimeter import OUTSIDE, Perimeter, shorten
 
@@ -206,7 +206,7 @@ def search(
     start = time.perf_counter()
     run = _Search(heuristic, perimeter, weight, start + budget_s, stop)
     root = from_cubie(cube)[None]
-    run.index[state_keys(root)[0].tobytes()] = 0
+    run.index[state_key_bytes(root)[0]] = 0
     iterations, exhausted = 0, False
     try:
         run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
@@ -229,10 +229,9 @@ def search(
 def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:
     """(indices of children never seen before, every child's key); seen ones reached more cheaply
     get the better parent."""
-    keys = [k.tobytes() for k in state_keys(children)]
+    keys = state_key_bytes(children)
     fresh, first_in_batch = [], set()
-    for i, key in enumerate(keys):
-        node = index.get(key)
+    for i, (key, node) in enumerate(zip(keys, map(index.get, keys))):
         if node is None:
             if key not in first_in_batch:
                 first_in_batch.add(key)

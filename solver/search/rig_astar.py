@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..puzzles.cube.batch import from_cubie, state_keys
+from ..puzzles.cube.batch import from_cubie, state_key_bytes
 from ..puzzles.cube.cubie import CubieCube
 from .astar import estimate_in_chunks
 from .rig_metric import NOT_WITHIN, Commands, RigPerimeter
@@ -34,6 +34,7 @@ MIN_WINDOW = 4  # commands: the rig perimeter already holds the quickest way thr
 # Commands per window. Through 7 the search answers within 0.3 s about two times in three, through 9 hardly
 # ever (today's network); 5 answers at once but seldom finds better, and trying it too slows the sweep.
 WINDOWS = (7,)
+NOT_SEEN = float("inf")  # the motor time of a state not reached yet
 
 
 class RigSearch:
@@ -55,11 +56,10 @@ class RigSearch:
         self.best: tuple[int, int, np.ndarray] | None = None  # (total ms, node, perimeter state)
 
     def add(self, states: np.ndarray, parents: np.ndarray, commands: np.ndarray, g: np.ndarray) -> None:
-        keys = [k.tobytes() for k in state_keys(states)]
-        fresh = []
-        for i, key in enumerate(keys):
-            if self.seen.get(key, np.iinfo(np.int64).max) > g[i]:
-                self.seen[key] = int(g[i])
+        seen, fresh = self.seen, []
+        for i, (key, cost) in enumerate(zip(state_key_bytes(states), g.tolist())):
+            if seen.get(key, NOT_SEEN) > cost:
+                seen[key] = cost
                 fresh.append(i)
         if not fresh:
             return
@@ -69,7 +69,7 @@ class RigSearch:
         self.parent.extend(parents.tolist())
         self.command.extend(commands.tolist())
         self.g.extend(g.tolist())
-        self.axis.extend([int(self.commands.axes[c]) if c >= 0 else -1 for c in commands])
+        self.axis.extend(np.where(commands >= 0, self.commands.axes[commands], -1).tolist())
         left = self.perimeter.lookup(states)
         inside = left != NOT_WITHIN
         for i in np.flatnonzero(inside).tolist():

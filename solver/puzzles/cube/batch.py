@@ -22,6 +22,7 @@ from .notation import QUARTER_TURNS
 
 VALUES = 24  # distinct values a slot can hold
 KEY_DTYPE = np.dtype([("corners", "<u8"), ("edges", "<u8")])
+KEY_BYTES = np.dtype((np.void, KEY_DTYPE.itemsize))  # a key as one 16-byte value
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,6 +139,11 @@ def state_keys(states: np.ndarray) -> np.ndarray:
     if states.shape[1] > 8:
         keys["edges"] = (v[:, 8:] << shifts).sum(axis=1, dtype=np.uint64)
     return keys
+
+
+def state_key_bytes(states: np.ndarray) -> list[bytes]:
+    """``state_keys`` as one ``bytes`` per state, for dict look-ups (one conversion for the whole batch)."""
+    return state_keys(states).view(KEY_BYTES).tolist()
 
 
 @cache
