@@ -46,6 +46,16 @@ def test_commands_are_the_single_turns_and_the_opposite_pairs_the_rig_makes_chea
     assert len(Commands.of_rig(replace(RIG, simultaneous_opposite=False).planned_s).moves) == 18
 
 
+def test_a_command_turns_a_cube_as_its_moves_do_one_after_the_other(commands):
+    rng = np.random.default_rng(4)
+    scrambles = [rng.integers(0, 18, 12).tolist() for _ in range(40)]
+    ids = rng.integers(0, len(commands.moves), len(scrambles))
+    states = np.array([from_cubie(cube_after(moves)) for moves in scrambles])
+    turned = commands.apply(states, ids)
+    for row, moves, c in zip(turned, scrambles, ids.tolist()):
+        assert np.array_equal(row, from_cubie(cube_after(moves + list(commands.moves[c]))))
+
+
 def test_the_rig_perimeter_holds_the_least_motor_time_of_every_state_two_commands_solve(commands, perimeter):
     least = {from_cubie(cube_after([])).tobytes(): 0}
     for count in (1, 2):

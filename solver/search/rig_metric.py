@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..puzzles.cube.batch import Puzzle, apply_move, is_solved, solved
+from ..puzzles.cube.batch import VALUES, Puzzle, apply_move, is_solved, solved
 from ..puzzles.cube.notation import inverse_moves, move_face
 from .perimeter import state_hashes
 
@@ -43,13 +43,22 @@ class Commands:
     moves: tuple[tuple[int, ...], ...]
     ms: np.ndarray  # int32 milliseconds per command
     axes: np.ndarray  # int8 axis per command
-    parts: np.ndarray  # (2, commands) int16: first and second move of each command, -1 for none
+    source: np.ndarray  # (commands, slots): the slot each slot's piece comes from
+    table: np.ndarray  # (commands * slots * VALUES,) uint8: a slot's new value from its piece's old one
 
     @staticmethod
     def of_moves(moves: tuple[tuple[int, ...], ...], ms: np.ndarray) -> Commands:
+        """Each command's moves composed into one gather and one look-up, as ``batch.apply_move`` does a move."""
+        puzzle = Puzzle.cube3()
         axes = np.array([axis(c[0]) for c in moves], dtype=np.int8)
-        parts = np.array([[c[k] if k < len(c) else -1 for c in moves] for k in range(2)], dtype=np.int16)
-        return Commands(moves, ms, axes, parts)
+        source = np.tile(np.arange(puzzle.slots), (len(moves), 1))
+        probe = np.repeat(np.arange(VALUES, dtype=np.uint8)[:, None], puzzle.slots, axis=1)  # every value in every slot
+        tables = np.tile(probe, (len(moves), 1, 1))
+        for c, command in enumerate(moves):
+            for move in command:
+                source[c] = source[c][puzzle.source[move]]
+                tables[c] = apply_move(puzzle, tables[c], move)
+        return Commands(moves, ms, axes, source, np.ascontiguousarray(tables.transpose(0, 2, 1)).ravel())
 
     @staticmethod
     def of_rig(planned_s: PlannedS) -> Commands:
@@ -65,19 +74,12 @@ class Commands:
         return Commands.of_moves(moves, np.array([round(1000 * planned_s(list(c))) for c in moves], dtype=np.int32))
 
     def apply(self, states: np.ndarray, command: int | np.ndarray) -> np.ndarray:
-        """States after one command each (``command``: one id for all, or one per state).
-
-        One command at a time over all its states: a per-state move would build index arrays
-        20 times the size of the states."""
+        """States after one command each (``command``: one id for all, or one per state)."""
         command = np.broadcast_to(np.asarray(command), (len(states),))
-        out = np.empty_like(states)
-        for c in np.unique(command).tolist():
-            rows = command == c
-            turned = apply_move(Puzzle.cube3(), states[rows], int(self.parts[0][c]))
-            if self.parts[1][c] >= 0:
-                turned = apply_move(Puzzle.cube3(), turned, int(self.parts[1][c]))
-            out[rows] = turned
-        return out
+        gathered = np.take_along_axis(states, self.source[command], axis=1)
+        slots = states.shape[1]
+        base = (command[:, None] * slots + np.arange(slots)[None, :]) * VALUES
+        return np.take(self.table, base + gathered)
 
     def expand(self, states: np.ndarray, last_axes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every command on another axis than each state's last one: (parent index, command id, child)."""
