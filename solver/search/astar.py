@@ -90,9 +90,10 @@ class _Open:
         self.tie = 0
 
     def push(self, f: np.ndarray, ids: np.ndarray) -> None:
-        for value, node in zip(f.tolist(), ids.tolist()):
-            heapq.heappush(self.heap, (value, self.tie, node))
-            self.tie += 1
+        heap, push = self.heap, heapq.heappush
+        for entry in zip(f.tolist(), range(self.tie, self.tie + len(ids)), ids.tolist()):
+            push(heap, entry)
+        self.tie += len(ids)
 
     def pop(self, batch: int) -> np.ndarray:
         """The ids of up to ``batch`` open nodes with the lowest f."""
