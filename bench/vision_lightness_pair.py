@@ -1,7 +1,7 @@
 """Red and orange told apart by lightness alone, on two faces only, one of them re-shot: the scanner's
 hardest case for "never wrong with confidence". Prints one JSON object.
 
-    python bench/vision_lightness_pair.py [--cubes N] [--seed S] [--confident C] [--palette]
+    python bench/vision_lightness_pair.py [--cubes N] [--seed S] [--confident C] [--palette [--gaps]]
 
 The cubes are states of <R, L, U2, D2, F2, B2>, so faces R and L hold all
 18 red and orange stickers and nothing else (as the dev set's
@@ -40,6 +40,7 @@ from solver.puzzles.cube.geometry import FACES  # noqa: E402
 from solver.puzzles.cube.notation import parse_moves  # noqa: E402
 from vision import Calibration, calibrate, classify  # noqa: E402
 from vision.lab import linear_to_srgb  # noqa: E402
+from vision.reader import Reader, costs  # noqa: E402
 
 # Linear reflectance as a dim camera sees it: orange is red, 1.35 times as light.
 PALETTE = {
@@ -53,6 +54,7 @@ PALETTE = {
 MOVES = ("R", "R'", "R2", "L", "L'", "L2", "U2", "D2", "F2", "B2")
 RESHOTS = (("R", 1.0), ("R", 2.2), ("R", 3.0), ("R", 0.4), ("L", 2.2), ("L", 0.4), ("U", 2.2))
 SCRAMBLE_LENGTH = 25
+SPREAD_SCALES = (1.0, 1.5, 2.0, 3.0)
 
 
 def lightness_pair_cube(rng: np.random.Generator) -> str:
@@ -76,6 +78,22 @@ def rig_calibration(shading: float, seed: int) -> Calibration:
     return calibrate(scan_colours(solved, "R", 1.0, shading, rng), per_position=False)
 
 
+def truth_gaps(rgb: np.ndarray, calibration: Calibration, truth: str, read: str) -> dict[str, float]:
+    """Cost of the true cube minus that of the cube read, at the calibrated spreads times each k."""
+    reader = Reader(rgb, calibration)
+    assert reader.prior_spread is not None
+    gaps = {}
+    for k in SPREAD_SCALES:
+        cost = []
+        for state in (truth, read):
+            labels = np.array([FACES.index(c) for c in state])
+            refs = reader.update(labels)
+            spread = reader.prior_spread[reader._palette_match(labels)] * k
+            cost.append(float(costs(reader.features, refs, spread)[0][np.arange(len(labels)), labels].sum()))
+        gaps[f"x{k:g}"] = round(cost[0] - cost[1], 1)
+    return gaps
+
+
 def _counts(rows: list[dict]) -> dict:
     return {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
 
@@ -87,6 +105,7 @@ def main() -> None:
     parser.add_argument("--shading", type=float, nargs="+", default=[0.1, 0.2])
     parser.add_argument("--confident", type=float, default=CONFIDENT)
     parser.add_argument("--palette", action="store_true", help="read with a calibration of the rig")
+    parser.add_argument("--gaps", action="store_true", help="with --palette: wrong readings against the truth")
     args = parser.parse_args()
     started = time.perf_counter()
     rows = []
@@ -98,7 +117,10 @@ def main() -> None:
                 state = lightness_pair_cube(rng)
                 rgb = scan_colours(state, face, gain, shading, rng)
                 outcome = judge(lambda rgb=rgb, cal=calibration: classify(rgb, cal), state, confident=args.confident)
-                rows.append({"shading": shading, "face": face, "gain": gain, "cube": cube, "verdict": outcome.verdict})
+                row = {"shading": shading, "face": face, "gain": gain, "cube": cube, "verdict": outcome.verdict}
+                if args.gaps and calibration is not None and outcome.verdict == "wrong":
+                    row["truth_minus_read_nats"] = truth_gaps(rgb, calibration, state, classify(rgb, calibration).state)
+                rows.append(row)
     per_reshot = {
         f"{face} x{gain}": _counts([r for r in rows if (r["face"], r["gain"]) == (face, gain)])
         for face, gain in RESHOTS
