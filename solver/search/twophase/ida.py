@@ -65,6 +65,11 @@ def _may_follow(previous_face: int, face: int) -> bool:
     return face != previous_face and not (OPPOSITE[FACES[previous_face]] == FACES[face] and face < previous_face)
 
 
+def _allowed_after() -> np.ndarray:
+    """(7, 18): whether a move may follow a turn of each face (row NO_FACE: at the start)."""
+    return np.array([[_may_follow(prev, m // 3) for m in range(18)] for prev in range(NO_FACE + 1)])
+
+
 @dataclass(frozen=True)
 class SearchTables:
     """Move and pruning tables in the flat form the search loops index."""
@@ -124,7 +129,7 @@ def search_tables() -> SearchTables:
             "flip": flip_moves(),
             "slice": slice_moves(),
             **{name: pruning.distances(name) for name in ("twist_slice", "flip_slice", "twist_flip")},
-            "allowed": np.array([[_may_follow(prev, m // 3) for m in range(18)] for prev in range(NO_FACE + 1)]),
+            "allowed": _allowed_after(),
             "face": np.arange(18) // 3,
             "flip_flat": flip_moves().ravel(),
         },
@@ -154,7 +159,7 @@ def native_tables() -> NativeTables | None:
         "move_cp": np.array([move_cube(m, 3).cp for m in range(18)]),
         "move_ep": np.array([move_cube(m, 3).ep for m in range(18)]),
         "phase2_moves": np.array(PHASE2_MOVES),
-        "allowed": np.array([[_may_follow(prev, m // 3) for m in range(18)] for prev in range(NO_FACE + 1)]),
+        "allowed": _allowed_after(),
         "ends_phase1": np.array([m in LAST_PHASE1_MOVES for m in range(18)]),
         **{name: pruning.distances(name) for name in TABLES},
     }
