@@ -47,6 +47,7 @@ from .top_face import FILE_NAME as TOP_FACE_FILE
 from .top_face import TopFace
 from .turning_scan import TurningScan
 from .web import WebSettings, create_app, web_settings
+from .web_server import dashboard_server
 
 log = logging.getLogger("robotd")
 
@@ -228,7 +229,7 @@ class Built:
         config = uvicorn.Config(
             app, host=web.host, port=web.port, root_path=web.root_path, log_level="warning", timeout_graceful_shutdown=2
         )
-        server = _server(uvicorn, config, on_signal)
+        server = dashboard_server(config, app, on_signal)
         listener = listen(web.host, web.port)
         print(f"robotd ready ({self.daemon.mode} mode): dashboard at {dashboard_url(web)}", flush=True)
         server.run(sockets=[listener])
@@ -251,18 +252,6 @@ def _close_all(closers: list[Callable]) -> None:
             close()
         except Exception:  # closing is best effort; the process is ending
             log.exception("closing %r failed", close)
-
-
-def _server(uvicorn, config, on_signal: Callable[[int], None] | None):
-    """A uvicorn server whose signal handling first tells ``on_signal`` (which stops the motors at once)."""
-
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig, frame) -> None:
-            if on_signal is not None:
-                on_signal(sig)
-            super().handle_exit(sig, frame)
-
-    return Server(config)
 
 
 SEND_BUFFER_BYTES = 64 * 1024

@@ -4,6 +4,9 @@ Served by uvicorn inside ``robotd`` from the same process as the run. The run
 thread never waits for a browser: events reach each WebSocket client through
 its own bounded queue on the server's event loop, and a client whose queue
 fills up (a slow phone on weak Wi-Fi) is disconnected, never the run.
+A camera stream never ends by itself: the server ends them all when it
+shuts down (``end_streams``, ``robot.web_server``), so that Ctrl-C does not
+wait for a browser that still shows the camera.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import contextlib
 import ipaddress
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,6 +161,32 @@ class Broadcaster:
         return client, list(self.run_events)
 
 
+class Streams:
+    """The camera streams open on one app. ``end`` sets each one's event, and that of any opened after it: a
+    stream never ends by itself, and the server shutting down should not wait for it."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self._open: set[asyncio.Event] = set()
+
+    @contextlib.contextmanager
+    def opened(self) -> Iterator[asyncio.Event]:
+        """A stream's event (made on the loop that serves it), set when the streams end."""
+        ended = asyncio.Event()
+        if self.ended:
+            ended.set()
+        self._open.add(ended)
+        try:
+            yield ended
+        finally:
+            self._open.discard(ended)
+
+    def end(self) -> None:
+        self.ended = True
+        for ended in self._open:
+            ended.set()
+
+
 def create_app(daemon, settings: WebSettings) -> FastAPI:
     """The dashboard app for a running daemon (see ``robot.daemon.Daemon``)."""
     state: dict = {}
@@ -185,6 +214,7 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
         redoc_url="/redoc" if settings.api_docs else None,
     )
     app.state.robotd = state
+    app.state.streams = Streams()
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -397,7 +427,8 @@ def create_app(daemon, settings: WebSettings) -> FastAPI:
     async def stream(name: str) -> StreamingResponse:
         camera = _camera(daemon, name)
         return StreamingResponse(
-            _mjpeg(camera, settings.stream_fps), media_type="multipart/x-mixed-replace; boundary=frame"
+            _mjpeg(camera, settings.stream_fps, app.state.streams),
+            media_type="multipart/x-mixed-replace; boundary=frame",
         )
 
     @app.websocket("/ws")
@@ -507,16 +538,30 @@ def _jpeg(camera, quality: int = 80) -> bytes:
     return data.tobytes()
 
 
-async def _mjpeg(camera, fps: float):
+def end_streams(app: FastAPI) -> None:
+    """End the camera streams of ``app`` (an app of ``create_app``), those open and any asked for later: the
+    server is shutting down. Called on the server's event loop."""
+    app.state.streams.end()
+
+
+async def _mjpeg(camera, fps: float, streams: Streams):
+    """The camera's frames as MJPEG parts until the client goes away or the streams end."""
     loop = asyncio.get_running_loop()
     period = 1.0 / fps
-    while True:
-        started = loop.time()
-        try:
-            jpeg = await run_in_threadpool(_jpeg, camera)
-        except RobotError:
-            await asyncio.sleep(1.0)  # camera away: keep the stream open and retry
-            continue
-        yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode() + b"\r\n\r\n"
-        yield jpeg + b"\r\n"
-        await asyncio.sleep(max(0.0, period - (loop.time() - started)))
+    with streams.opened() as ended:
+        while not ended.is_set():
+            started = loop.time()
+            try:
+                jpeg = await run_in_threadpool(_jpeg, camera)
+            except RobotError:
+                await _pause(ended, 1.0)  # camera away: keep the stream open and retry
+                continue
+            yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode() + b"\r\n\r\n"
+            yield jpeg + b"\r\n"
+            await _pause(ended, max(0.0, period - (loop.time() - started)))
+
+
+async def _pause(ended: asyncio.Event, seconds: float) -> None:
+    """Wait ``seconds``, or less if ``ended`` is set meanwhile."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(ended.wait(), seconds)

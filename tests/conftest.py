@@ -7,6 +7,7 @@ import pytest
 
 import devices
 import processes
+from chromium import SharedChromium, next_module_uses
 from firmware_interface import RigLink
 
 
@@ -100,3 +101,15 @@ def connect():
     yield make
     for link in links:
         link.close()
+
+
+CHROMIUM = SharedChromium()
+
+
+@pytest.fixture(scope="module")
+def browser(request):
+    """Headless Chromium, shared by the browser tests of neighbouring modules (tests/chromium.py): each test
+    opens its own context. Skips with the reason when playwright or a Chromium binary is missing."""
+    yield CHROMIUM.get()
+    if not next_module_uses(request, "browser"):
+        CHROMIUM.close()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from test_dashboard_page import browser, client, serve  # noqa: F401 - fixtures
+from test_dashboard_page import client, serve  # noqa: F401 - fixtures
 
 FRAMING = {"content-security-policy": "frame-ancestors 'self'", "x-frame-options": "DENY"}
 

@@ -13,7 +13,7 @@ from page_checks import CONTRAST
 from robot.health import HealthSources, health
 from robot.run import ScanResult
 from robot_doubles import ActingRig, VirtualRig, make_daemon, scanning_daemon, wait_done
-from test_dashboard_page import browser, open_dashboard, page, serve, start_from_page  # noqa: F401 - fixtures
+from test_dashboard_page import open_dashboard, page, serve, start_from_page  # noqa: F401 - fixtures
 from test_history_export import record
 
 PHONE = {"width": 390, "height": 844}
@@ -243,14 +243,17 @@ def info_logging():
 
 def test_the_log_panel_follows_robotds_log_as_text_and_keeps_at_most_200_lines(serve, page, info_logging):  # noqa: F811
     server = serve()
+    page.clock.install()  # the log is read every 2 s: the test moves the page's clock on instead of waiting
     open_dashboard(page, server.url)
     info_logging.warning('calibration <b>saved</b> <img src=x onerror="window.injected=1">')
+    page.clock.run_for("00:02")
     page.wait_for_function("() => document.getElementById('daemon-log').innerText.includes('calibration <b>saved</b>')")
     line = page.locator("#daemon-log li", has_text="calibration").last
     assert line.get_attribute("data-level") == "WARNING"
     assert page.locator("#daemon-log img, #daemon-log b").count() == 0
     for i in range(260):
         info_logging.info("run %d: line", i)
+    page.clock.run_for("00:02")
     page.wait_for_function("() => document.getElementById('daemon-log').innerText.includes('run 259: line')")
     texts = page.locator("#daemon-log li").all_inner_texts()
     assert len(texts) <= 200
@@ -267,6 +270,7 @@ def test_the_computer_card_shows_temperature_throttling_disk_and_memory(serve, p
     sources = HealthSources(thermal=folder / "temp", meminfo=folder / "meminfo", loadavg=folder / "none")
     monkeypatch.setattr("robot.web.health", lambda data_dir: health(data_dir, sources))
     server = serve()
+    page.clock.install()  # the page's timers run on a clock the test moves on: no waiting for the refresh
     open_dashboard(page, server.url)
     page.wait_for_selector("#health dt")
     rows = rows_of(page, "#health")
@@ -276,6 +280,7 @@ def test_the_computer_card_shows_temperature_throttling_disk_and_memory(serve, p
     assert rows["Load"] == f"not available here (no {folder / 'none'})"
     assert rows["Throttling"].startswith("not available here")
     (folder / "temp").write_text("51000\n")  # read again every few seconds
+    page.clock.run_for("00:06")
     page.wait_for_function(
         """() => [...document.querySelectorAll("#health dd")].some((dd) => dd.textContent === "51.0 °C")""",
         timeout=15_000,
@@ -327,9 +332,11 @@ def test_the_log_panel_and_the_computer_card_meet_wcag_aa_contrast(serve, browse
     server = serve()
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     desktop = context.new_page()
+    desktop.clock.install()
     open_dashboard(desktop, server.url)
     for level in (logging.INFO, logging.WARNING, logging.ERROR):
         info_logging.log(level, "a %s line for the contrast check", logging.getLevelName(level))
+    desktop.clock.run_for("00:02")  # the log's next read, without waiting for it
     desktop.wait_for_selector('#daemon-log li[data-level="ERROR"]', timeout=10_000)
     desktop.wait_for_selector("#health dd")
     result = desktop.evaluate(CONTRAST)

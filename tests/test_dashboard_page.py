@@ -15,12 +15,13 @@ from fastapi.testclient import TestClient
 from starlette.responses import PlainTextResponse
 
 import solver
-from page_checks import CONTRAST, OVERLAPS, chromium_path, drag_by
+from page_checks import CONTRAST, OVERLAPS, drag_by
 from robot.daemon import Daemon
 from robot.errors import RobotError
 from robot.motion import parse_jog
 from robot.web import STATIC_DIR, WebSettings, create_app
-from robot_doubles import KEY, acting_daemon, calibrating_daemon, make_daemon, scanning_daemon, wait_done
+from robot.web_server import dashboard_server
+from robot_doubles import KEY, QUICK_HOME, acting_daemon, calibrating_daemon, make_daemon, scanning_daemon, wait_done
 from solver.puzzles.cube.notation import MOVE_NAMES
 from test_robotd import free_port, serving
 
@@ -84,18 +85,6 @@ def test_every_element_the_scripts_look_up_is_in_the_page():
 # ---------------------------------------------------------------- in a real browser
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    executable = chromium_path()
-    if executable is None:
-        pytest.skip("no Chromium binary (apt-get install chromium, or set ROBOTD_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
 class SubPath:
     """What a reverse proxy does for an app published under a prefix: only paths below it pass, stripped."""
 
@@ -127,17 +116,16 @@ class Server:
         import uvicorn
 
         app = create_app(self.daemon, self.settings)
-        if self.settings.root_path:
-            app = SubPath(app, self.settings.root_path)
+        served = SubPath(app, self.settings.root_path) if self.settings.root_path else app
         config = uvicorn.Config(
-            app,
+            served,
             host="127.0.0.1",
             port=self.settings.port,
             log_level="warning",
             timeout_graceful_shutdown=0.5,
             ws_ping_interval=None,
         )
-        self.server = uvicorn.Server(config)
+        self.server = dashboard_server(config, app)
         self.thread = threading.Thread(target=self.server.run, name="dashboard-test-server", daemon=True)
         self.thread.start()
         deadline = time.time() + 20
@@ -645,7 +633,7 @@ def test_no_rig_panel_when_the_rig_can_neither_jog_nor_act(serve, page):
 def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
     """The real thing: ``robotd --sim`` in its own process, simulated firmware on a pty, rendered cameras (a 2x2:
     no two-phase worker)."""
-    rig = "[rig]\nquarter_turn_s = 0.03\nhalf_turn_s = 0.05\nsettle_s = 0.0\n"
+    rig = "[rig]\nquarter_turn_s = 0.03\nhalf_turn_s = 0.05\nsettle_s = 0.0\n" + QUICK_HOME
     with serving(tmp_path, rig=rig, two_phase=False) as url:
         check_a_run_from_the_page(page, url, tmp_path)
         page.click("#tab-run")
@@ -656,7 +644,6 @@ def test_a_run_from_the_page_of_robotd_sim(browser, page, tmp_path):
         assert page.inner_text('#messages [data-id="jog"]').startswith("Jog R: done")
         assert page.request.get(url + "api/status").json()["simulation"]["cube"] == solver.apply(before, "R")
         assert not page.problems, page.problems
-        page.goto("about:blank")  # its camera stream closed: robotd's shutdown waits 2 s for open connections
 
 
 # ---------------------------------------------------------------- operating the rig from the page

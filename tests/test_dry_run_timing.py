@@ -5,7 +5,7 @@ import pytest
 from robot import assemble
 from robot.errors import ConfigError
 from robot.summary import format_summary
-from robot_doubles import FAST_RIG, FLIP_SPIN
+from robot_doubles import FAST_RIG, FLIP_SPIN, SIX_AXIS_RIG
 
 SLOW_MOTORS = "[sim.motors]\nquarter_ms = 40\nhalf_ms = 70\nsettle_ms = 5\n"
 
@@ -32,11 +32,11 @@ def motor_seconds(solution: str, quarter_s: float, half_s: float, settle_s: floa
 
 @pytest.mark.parametrize("controller", [None, "marlin", "grblhal"])
 def test_sim_motors_set_how_long_the_simulated_motors_take(tmp_path, controller):
-    summary = dry_run(tmp_path, FAST_RIG, SLOW_MOTORS, controller, puzzle=2, seed=5)
+    summary = dry_run(tmp_path, SIX_AXIS_RIG, SLOW_MOTORS, controller, puzzle=2, seed=5)
     assert summary["outcome"] == "done" and summary["solved"], summary["error"]
     wanted = motor_seconds(summary["solution"], 0.040, 0.070, 0.005)
     assert summary["estimated_s"] == pytest.approx(wanted, abs=0.002)  # the plan knows the motors' times
-    # FAST_RIG alone turns a quarter in 20 ms (robotd's least SPEED) or 10 ms: the motors took [sim.motors]' time
+    # SIX_AXIS_RIG alone turns a quarter in 20 ms (robotd's least SPEED) or 10 ms: the motors took [sim.motors]' time
     assert summary["actual_s"] >= motor_seconds(summary["solution"], 0.040, 0.070, 0.0)
 
 
@@ -49,7 +49,7 @@ def test_a_half_turn_sim_motors_leave_out_keeps_the_rigs_ratio(tmp_path):
 
 
 def test_without_sim_motors_the_rig_keeps_its_times(tmp_path):
-    parts = assemble.load_parts(config(tmp_path, FAST_RIG), sim=True)
+    parts = assemble.load_parts(config(tmp_path, SIX_AXIS_RIG), sim=True)
     timing = parts.sections["rig"].status()["timing"]
     assert timing == {"quarter_turn_s": 0.01, "half_turn_s": 0.015, "settle_s": 0.0}
 

@@ -7,7 +7,7 @@ import json
 from page_checks import CONTRAST, drag_by
 from robot import assemble
 from robot.web import WebSettings
-from test_dashboard_page import Server, browser, page, serve  # noqa: F401 - fixtures
+from test_dashboard_page import Server, page, serve  # noqa: F401 - fixtures
 from test_first_calibration import SOLVED, flip_spin_config, maestro, uncalibrated_daemon  # noqa: F401
 from test_robotd import free_port
 

@@ -17,10 +17,10 @@ from robot.history import History
 from robot.motion import describe_fault
 from robot.rig import rig_from_config
 from robot.run import Runner, RunSettings
-from robot_doubles import FAST_RIG, FLIP_SPIN, NO_TWO_PHASE, wait_for
+from robot_doubles import FAST_RIG, FLIP_SPIN, NO_TWO_PHASE, QUICK_HOME, wait_for
 from solver.puzzles.cube.geometry import cube_rotation_permutation
 
-SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
+SLOW_RIG = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n" + QUICK_HOME
 AVR_RIG = (
     FAST_RIG
     + """
@@ -42,22 +42,32 @@ firmware = "avr"
 SCRAMBLE = "R U F' L2 D B'"
 
 
+def build_in(directory, name, built: list, rig=FAST_RIG, controller=None, extra="", two_phase=False):
+    """A simulated daemon holding a scrambled 3x3, its config and data under ``directory`` named ``name``, added
+    to ``built`` (to be closed) as soon as it is; with the two-phase worker only for a test that solves that 3x3."""
+    path = directory / f"robotd{name}.toml"
+    solver_section = "" if two_phase else f"[solver]\n{NO_TWO_PHASE}"
+    path.write_text(f'[robotd]\ndata_dir = "{directory / f"data{name}"}"\n{solver_section}{rig}\n{extra}')
+    one = assemble.build(path, sim=True, web=False, controller=controller)
+    built.append(one)
+    one.simulation.prepare(puzzle=3, scramble=SCRAMBLE)
+    return one
+
+
 @pytest.fixture
 def build(tmp_path):
-    """``build(rig=..., controller=..., extra=..., two_phase=False)``: a simulated daemon holding a scrambled 3x3;
-    with the two-phase worker only for a test that solves that 3x3."""
-    built = []
+    """``build(rig=..., controller=..., extra=..., two_phase=False)``: ``build_in`` the test's directory."""
+    built: list = []
+    yield lambda **options: build_in(tmp_path, len(built), built, **options)
+    for one in built:
+        one.close()
 
-    def make(rig=FAST_RIG, controller=None, extra="", two_phase=False):
-        path = tmp_path / f"robotd{len(built)}.toml"
-        solver_section = "" if two_phase else f"[solver]\n{NO_TWO_PHASE}"
-        path.write_text(f'[robotd]\ndata_dir = "{tmp_path / f"data{len(built)}"}"\n{solver_section}{rig}\n{extra}')
-        one = assemble.build(path, sim=True, web=False, controller=controller)
-        built.append(one)
-        one.simulation.prepare(puzzle=3, scramble=SCRAMBLE)
-        return one
 
-    yield make
+@pytest.fixture(scope="module")
+def untouched(tmp_path_factory):
+    """One default daemon for the tests that only read it or are refused: the cube must stay as it is."""
+    built: list = []
+    yield build_in(tmp_path_factory.mktemp("untouched"), 0, built)
     for one in built:
         one.close()
 
@@ -98,8 +108,8 @@ def test_a_jog_of_a_reversed_motor_turns_its_face_the_right_way(build):
         assert built.simulation.firmware.cube == solver.apply(before, command)
 
 
-def test_the_status_lists_the_18_face_turns(build):
-    commands = build().daemon.status()["jog"]
+def test_the_status_lists_the_18_face_turns(untouched):
+    commands = untouched.daemon.status()["jog"]
     assert len(commands) == len(set(commands)) == 18
     assert commands[3:6] == ["R", "R'", "R2"]
 
@@ -114,13 +124,12 @@ def test_the_status_lists_the_18_face_turns(build):
         ("spin+1", "not a face turn"),
     ],
 )
-def test_a_bad_face_turn_says_what_is_accepted(build, command, words):
-    built = build()
-    before = built.simulation.firmware.cube
+def test_a_bad_face_turn_says_what_is_accepted(untouched, command, words):
+    before = untouched.simulation.firmware.cube
     with pytest.raises(RobotError) as caught:
-        built.daemon.jog(command)
+        untouched.daemon.jog(command)
     assert words in str(caught.value) and "U D L R F B" in str(caught.value)
-    assert built.simulation.firmware.cube == before
+    assert untouched.simulation.firmware.cube == before
 
 
 def test_a_stalled_motor_fails_the_jog_with_the_reason(build):

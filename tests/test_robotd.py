@@ -15,14 +15,7 @@ from robot import assemble
 from robot.cli import main
 from robot.history import History
 from robot.summary import format_summary
-from robot_doubles import solver_keys
-
-FAST_RIG = """
-[rig]
-quarter_turn_s = 0.01
-half_turn_s = 0.015
-settle_s = 0.0
-"""
+from robot_doubles import FAST_RIG, QUICK_HOME, solver_keys
 
 
 def config(tmp_path, extra="", rig=FAST_RIG, two_phase=True):
@@ -121,7 +114,7 @@ def test_rig_faults_end_the_run_with_a_reason_and_are_recorded(tmp_path, faults,
 
 def test_stop_mid_execution_reaches_the_firmware(tmp_path):
     """The latency itself (under 100 ms) is measured by bench/robotd.py and bench/controllers.py."""
-    slow = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n"
+    slow = "[rig]\nquarter_turn_s = 0.2\nhalf_turn_s = 0.3\nsettle_s = 0.0\n" + QUICK_HOME
     built = assemble.build(config(tmp_path, rig=slow, two_phase=False), sim=True, web=False)
     try:
         built.daemon.start_run(puzzle=2, seed=8)
@@ -140,7 +133,7 @@ def test_stop_mid_execution_reaches_the_firmware(tmp_path):
 
 
 def test_kill_9_during_a_run_is_marked_interrupted_at_the_next_start(tmp_path):
-    slow = "[rig]\nquarter_turn_s = 0.5\nhalf_turn_s = 0.5\nsettle_s = 0.0\n"
+    slow = "[rig]\nquarter_turn_s = 0.5\nhalf_turn_s = 0.5\nsettle_s = 0.0\n" + QUICK_HOME
     path = config(tmp_path, rig=slow, two_phase=False)
     process = subprocess.Popen(
         [sys.executable, "-m", "robot", "--config", str(path), "--sim", "--once", "--puzzle", "2", "--seed", "4"],
@@ -166,7 +159,8 @@ def test_config_error_names_the_key_and_line(tmp_path, capsys):
     path = config(tmp_path, "[sim]\npuzle = 3\n")
     assert main(["--config", str(path), "--sim", "--once"]) == 2
     err = capsys.readouterr().err
-    assert f"error: {path}:12: [sim] puzle: unknown option (known here: " in err
+    line = path.read_text().splitlines().index("puzle = 3") + 1
+    assert f"error: {path}:{line}: [sim] puzle: unknown option (known here: " in err
 
 
 def test_once_prints_a_summary_and_json(tmp_path, capsys):

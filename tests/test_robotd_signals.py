@@ -11,9 +11,10 @@ import pytest
 from robot import assemble
 from robot.cli import main
 from robot.history import History
+from robot_doubles import QUICK_HOME
 from test_robotd import config
 
-SLOW_RIG = "[rig]\nquarter_turn_s = 0.3\nhalf_turn_s = 0.4\nsettle_s = 0.0\n"
+SLOW_RIG = "[rig]\nquarter_turn_s = 0.3\nhalf_turn_s = 0.4\nsettle_s = 0.0\n" + QUICK_HOME
 # every run here is a 2x2 (the pocket table): no two-phase worker (test_robotd.config)
 
 

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from robot import assemble
-from robot_doubles import FAST_RIG, FLIP_SPIN, wait_for
+from robot_doubles import FAST_RIG, FLIP_SPIN, QUICK_HOME, wait_for
 
-SLOW_RIG = "[rig]\nquarter_turn_s = 0.1\nhalf_turn_s = 0.15\nsettle_s = 0.0\n"
+SLOW_RIG = "[rig]\nquarter_turn_s = 0.1\nhalf_turn_s = 0.15\nsettle_s = 0.0\n" + QUICK_HOME
 
 
 def build(tmp_path, rig, extra="", controller=None):

@@ -1,0 +1,59 @@
+"""One headless Chromium for the browser tests of neighbouring modules.
+
+Launching Chromium takes a second or more, so the browser tests share one
+(each test still opens its own context and page). It is closed as soon as
+the next test module has no browser test: playwright's sync API keeps its
+event loop marked as running in the main thread while it is open, and a
+test that runs its own loop there (``asyncio.run``) would fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from page_checks import chromium_path
+
+
+class SharedChromium:
+    """``get()`` launches Chromium on first use (skipping with the reason where it cannot); ``close()`` ends it."""
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self._browser = None
+
+    def get(self):
+        if self._browser is None:
+            sync_api = pytest.importorskip(
+                "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+            )
+            executable = chromium_path()
+            if executable is None:
+                pytest.skip("no Chromium binary (apt-get install chromium, or set ROBOTD_CHROMIUM)")
+            self._playwright = sync_api.sync_playwright().start()
+            try:
+                self._browser = self._playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            except BaseException:
+                self.close()
+                raise
+        return self._browser
+
+    def close(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        try:
+            if browser is not None:
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+def next_module_uses(request, fixture: str) -> bool:
+    """Whether the test module that runs after ``request``'s (a module-scoped fixture's request) has a test
+    using ``fixture``."""
+    items, module = request.session.items, request.module
+    last = max(index for index, item in enumerate(items) if item.module is module)
+    if last + 1 == len(items):
+        return False
+    following = items[last + 1].module
+    return any(fixture in item.fixturenames for item in items if item.module is following)
