@@ -6,7 +6,7 @@ import pytest
 from solver.puzzles.cube.batch import Puzzle, to_cubie
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie
 from solver.puzzles.cube.scramble import random_states
-from solver.search.twophase import ida, native, solve_two_phase
+from solver.search.twophase import coords, ida, native, solve_two_phase
 from solver.search.twophase.coords import PHASE2_MOVES
 
 needs_compiler = pytest.mark.skipif(native.library() is None, reason=f"no compiled loops: {native.status()}")
@@ -89,3 +89,21 @@ def test_compiled_once_into_the_cache_and_loaded_from_it(fresh_loops, tmp_path):
     native._loaded.cache_clear()
     stamp = built[0].stat().st_mtime_ns
     assert native.library() is not None and built[0].stat().st_mtime_ns == stamp  # not compiled again
+
+
+def test_the_compiled_loops_use_the_python_loops_constants():
+    # ida.c restates a few constants of ida.py and coords.py; a change to one side alone would make the two
+    # searches differ only where the constant matters.
+    source = native.SOURCE.read_text()
+    expected = {
+        "NO_FACE": ida.NO_FACE,
+        "SLICES": coords.SLICES,
+        "FLIPS": coords.FLIPS,
+        "SLICE_PERMS": coords.SLICE_PERMS,
+        "UD_SPLITS": coords.UD_SPLITS,
+        "RETURN_TO_G1": ida.RETURN_TO_G1,
+        "PHASE2_DEPTH_LIMIT": ida.PHASE2_DEPTH_LIMIT,
+    }
+    for name, value in expected.items():
+        assert f"#define {name} {value}\n" in source, name
+    assert ida.MAX_SOLUTION_LENGTH <= int(source.split("#define MAX_PHASE1 ")[1].split()[0])
