@@ -9,9 +9,10 @@
 - ``faults``: frame loss/corruption/duplication (the run must still end
   solved) and a stalled motor, a board reset and an unplugged cable (the run
   must end ``error`` with a message saying which, recorded in the history).
-- ``memory``: 20 consecutive 3x3x3 dry runs in one daemon (5 with
-  ``--quick``): peak resident memory (VmHWM) of the daemon and of its
-  two-phase worker process, and the first solve's time against the later;
+- ``memory``: 20 consecutive 3x3x3 dry runs (5 with ``--quick``) in one
+  ``robotd --sim`` process, started through its API: peak resident memory
+  (VmHWM) of the daemon and of its two-phase worker process
+  (bench/robotd_memory.py), and the first solve's time against the later;
   the share of runs that executed moves found by the neural search and the
   splices by solver (docs/solver.md).
 - ``stop``: time from ``stop()`` to the simulated firmware handling the
@@ -36,6 +37,7 @@ from pathlib import Path
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench.estop import stop_latency  # noqa: E402
+from bench.robotd_memory import memory  # noqa: E402
 from robot import assemble  # noqa: E402
 from robot.cli import signals_stop_the_run  # noqa: E402
 from robot.history import History  # noqa: E402
@@ -107,49 +109,7 @@ def _dry_run_figures(runs: list[dict]) -> dict:
     }
 
 
-def _peak_rss_mb(pid: int | str = "self") -> float | None:
-    """VmHWM (peak resident memory) of a process in MB, from /proc (Linux)."""
-    try:
-        text = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    kb = next(int(line.split()[1]) for line in text.splitlines() if line.startswith("VmHWM:"))
-    return round(kb / 1024, 1)
-
-
 PARTS = ("memory", "dry_runs", "faults", "stop", "signal_stop")
-
-
-def memory(count: int, budget_s: float | None, default_rig: bool = False) -> dict:
-    """``count`` consecutive 3x3x3 dry runs in one daemon: peak memory of it and of its two-phase worker,
-    and the first solve's time against the later ones'. On the quick rig the robot is done before the
-    refiner can search; on the default rig (``default_rig``) it refines as on a real one."""
-    with tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), budget_s, q=None if default_rig else 0.02)
-        built = assemble.build(config, sim=True, web=False)
-        try:
-            at_start = _peak_rss_mb()
-            runs = [built.once(puzzle=3, seed=2000 + k) for k in range(count)]
-            worker = built.daemon.runner.solving.worker_pid()
-            worker_peak = _peak_rss_mb(worker) if worker else None
-        finally:
-            built.close()
-    solve = [r["step_durations"].get("solving") for r in runs]
-    params = [r.get("solver_params") or {} for r in runs]
-    splices = [s["solver"] for p in params for s in p.get("splices", [])]
-    return {
-        "runs": count,
-        "solved": sum(bool(r["solved"]) for r in runs),
-        "peak_rss_mb_after_start": at_start,
-        "peak_rss_mb": _peak_rss_mb(),
-        "worker_peak_rss_mb": worker_peak,
-        "first_solve_s": solve[0],
-        "later_solve_s_median": round(statistics.median(solve[1:]), 3),
-        "runs_with_neural_moves": sum(
-            any(seg["solver"] == "neural-astar" for seg in p.get("segments", [])) for p in params
-        ),
-        "splices": {name: splices.count(name) for name in sorted(set(splices))},
-    }
 
 
 def faults(budget_s: float | None) -> dict:
@@ -210,7 +170,7 @@ def main() -> None:
     runs, stops = (6, 3) if args.quick else (args.runs, 10)
     started = time.perf_counter()
     parts = {
-        "memory": lambda: memory(5 if args.quick else 20, args.budget_s, args.memory_rig == "default"),
+        "memory": lambda: memory(5 if args.quick else 20, args.budget_s, args.memory_rig == "default", write_config),
         "dry_runs": lambda: dry_runs(runs, args.budget_s, args.moves3),
         "faults": lambda: faults(args.budget_s),
         "stop": lambda: stop_latencies(stops, args.budget_s),

@@ -27,15 +27,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from . import assemble, log_file
-from .board import board_lines
-from .camera_probe import camera_lines
-from .check import check
-from .controllers import KINDS as CONTROLLERS
 from .errors import ConfigError, RobotError
-from .rig import RIG_KINDS
-from .schema.sim import FIRMWARES
-from .summary import format_summary
+
+# The rest of robotd is imported where a command needs it, not here: the two-phase worker is a spawned
+# process, and a spawned process imports the main module again, which for the robotd command is a script
+# that imports this module. Importing the daemon here would load the camera, vision and web stacks into
+# the worker (a second longer to start, 50 MB more memory) for nothing.
 
 VIRTUAL = "the virtual cube (--sim, --rig-only): "
 CONFIG_HELP = (
@@ -44,6 +41,10 @@ CONFIG_HELP = (
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .controllers import KINDS as CONTROLLERS
+    from .rig import RIG_KINDS
+    from .schema.sim import FIRMWARES
+
     parser = argparse.ArgumentParser(prog="robotd", description="Controller for Rubik's-cube solving robots.")
     parser.add_argument("--config", metavar="PATH", help=CONFIG_HELP)
     virtual = parser.add_mutually_exclusive_group()
@@ -119,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args) -> int:
+    from .board import board_lines
+    from .camera_probe import camera_lines
+    from .check import check
+
     result = check(args.config)
     cameras = camera_lines()
     if args.json:
@@ -140,6 +145,8 @@ def _check(args) -> int:
 
 
 def _history(args) -> int:
+    from . import assemble
+
     history = assemble.open_history(args.config)
     runs = history.list_runs(limit=max(1, args.limit))
     if args.json:
@@ -179,6 +186,9 @@ def _hardware(args) -> dict:
 
 
 def _once(args) -> int:
+    from . import assemble, log_file
+    from .summary import format_summary
+
     options = _sim_options(args)
     log_file.quiet_stderr()  # the summary is the output; [robotd] log_file still gets log_level
     built = assemble.build(args.config, sim=args.sim, rig_only=args.rig_only, web=False, **_hardware(args))
@@ -194,6 +204,8 @@ def _once(args) -> int:
 
 
 def _serve(args) -> int:
+    from . import assemble
+
     options = _sim_options(args)
     if options.pop("seed") is not None:
         raise RobotError("--seed applies to one run (--once); runs started from the dashboard can take a seed")

@@ -48,15 +48,17 @@ FIRST_ANSWER_S = 0.05
 COST_SLACK = 1
 
 
-def _two_phase_worker_start() -> None:
-    """Load the tables and solve one cube, so that the first run's solve is as quick as the later ones."""
+def _two_phase_worker_start(cost: PlannedS) -> None:
+    """Load the tables and solve one cube weighed by the rig's ``cost``, so that the first run's solve is as
+    quick as the later ones (the cost's modules are imported here, as it arrives, not in the first run)."""
     exit_with_parent()  # not left running when the daemon is killed
     from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie
     from solver.puzzles.cube.notation import parse_moves
     from solver.search.twophase import prepare, solve_two_phase
 
     prepare()
-    solve_two_phase(apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'")))
+    scrambled = apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'"))
+    solve_two_phase(scrambled, 0.05, 0, cost, COST_SLACK)
 
 
 def _two_phase(state: str, budget_s: float, first_s: float, cost: PlannedS) -> tuple[list[int] | None, float]:
@@ -269,7 +271,10 @@ class RigSolver:
             if self._pool is None:
                 # spawn, not fork: the daemon has threads (the web server, onnxruntime) a fork would copy
                 self._pool = ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"), initializer=_two_phase_worker_start
+                    1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_two_phase_worker_start,
+                    initargs=(self.rig.planned_s,),
                 )
             return self._pool
 

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +64,23 @@ def serving(tmp_path, extra="", rig=FAST_RIG, two_phase=True):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def test_the_two_phase_worker_imports_no_camera_vision_or_web_stack():
+    """The worker is a spawned process, and a spawned process runs its parent's main module again as
+    ``__mp_main__``: for the robotd command, the script pip wrote. That must not load what only the daemon
+    needs (a second longer to start, 80 MB more in the worker)."""
+    script = Path(sys.executable).with_name("robotd")
+    if not script.exists():
+        pytest.skip("robotd is not installed beside this Python (pip install -e .)")
+    heavy = ("cv2", "scipy", "fastapi", "uvicorn", "onnxruntime", "vision", "serial")
+    code = (
+        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__mp_main__'); "
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
 
 
 def once(tmp_path, extra="", **options):
