@@ -73,9 +73,16 @@ class RobotPace:
 
 
 def run_daemon(
-    states: list[str], settings: RunSettings, rig, splice: bool, first_answer_s: float, budgets: tuple | None
+    states: list[str],
+    settings: RunSettings,
+    rig,
+    splice: bool,
+    first_answer_s: float,
+    budgets: tuple | None,
+    rig_depth: int | None = None,
 ) -> list[dict]:
     solving = RigSolver(settings, rig)
+    solving.rig_depth = rig_depth or solving.rig_depth
     solving.first_answer_s = first_answer_s
     solving.refine_budgets_s = budgets or solving.refine_budgets_s
     solving.prepare()
@@ -184,6 +191,7 @@ def main() -> None:
         "--refine-budgets-s", default=None, help="two-phase's budget per refining round, e.g. 0.15,0.3,0.6,1"
     )
     parser.add_argument("--skip-neural", action="store_true", help="leave out neural A* alone")
+    parser.add_argument("--rig-depth", type=int, default=None, help="commands the rig perimeter covers")
     args = parser.parse_args()
     cubes = 10 if args.quick else args.cubes
     rows = random_states(Puzzle.cube3(), cubes, np.random.default_rng(args.seed))
@@ -204,7 +212,9 @@ def main() -> None:
         "rig": rig.status(),
         "load_at_start": round(load, 2),
     }
-    report["daemon"] = summarise(run_daemon(states, settings, rig, not args.no_splice, args.first_answer_s, budgets))
+    report["daemon"] = summarise(
+        run_daemon(states, settings, rig, not args.no_splice, args.first_answer_s, budgets, args.rig_depth)
+    )
     if not args.skip_neural:
         report["neural"] = summarise(run_neural(states, settings, rig))
     report["two_phase"] = summarise(run_two_phase(states, settings, rig))
