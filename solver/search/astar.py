@@ -35,7 +35,10 @@ from .perimeter import OUTSIDE, Perimeter, shorten
 DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
 DEFAULT_BATCH = 1000
 DEFAULT_BUDGET_S = 1.0  # the one time budget of the daemon, the CLI and solver.solve (a config may raise it)
-EVAL_CHUNK = 1024  # states per network call: bounds its memory and how late a budget is noticed
+# States per network call: bounds its memory and how late a budget is noticed. The first layer sums 20
+# embedding rows per state through a chunk x 20 x 384 array; at 256 states that stays nearer the caches,
+# and 12,288 states took 25% less time than in chunks of 1,024 on one thread, 12% less on two.
+EVAL_CHUNK = 256
 
 
 @dataclass
