@@ -32,7 +32,7 @@ from .errors import ConfigError, RobotError
 # The rest of robotd is imported where a command needs it, not here: the two-phase worker is a spawned
 # process, and a spawned process imports the main module again, which for the robotd command is a script
 # that imports this module. Importing the daemon here would load the camera, vision and web stacks into
-# the worker (a second longer to start, 50 MB more memory) for nothing.
+# the worker (a second longer to start, 80 MB more memory) for nothing.
 
 VIRTUAL = "the virtual cube (--sim, --rig-only): "
 CONFIG_HELP = (
