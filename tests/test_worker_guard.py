@@ -38,10 +38,13 @@ PARENT = textwrap.dedent(
 SOLVER_PARENT = textwrap.dedent(
     """
     import time, types
+    from robot.config import Config
+    from robot.rig import rig_from_config
     from robot.solving import RigSolver
 
     if __name__ == "__main__":
-        solving = RigSolver(types.SimpleNamespace(solve_fallback="two-phase"), rig=None)
+        rig = rig_from_config(Config({}).section("rig"))  # the worker weighs its warm-up solve by the rig's time
+        solving = RigSolver(types.SimpleNamespace(solve_fallback="two-phase"), rig)
         solving.prepare()
         print(solving.worker_pid(), flush=True)
         time.sleep(120)
