@@ -20,6 +20,7 @@ actions exclude each other, and a stop halts any of them.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import logging
 import threading
 import time
@@ -293,10 +294,13 @@ class Runner:
         previous, self.phase = self.phase, phase
         self.bus.publish("phase", self.run_id, phase=phase, previous=previous)
 
-    def _step(self, name: str, call: Callable, timeout_s: float):
-        """Run one step of the run on a worker thread and add its time to the run's progress."""
+    def _step(self, name: str, call: Callable, timeout_s: float, moves: bool = False):
+        """Run one step of the run on a worker thread and add its time to the run's progress. A step that
+        ``moves`` the motors and is given up on while it still runs stops them again (``_on_step_worker``)."""
         started = time.perf_counter()
         try:
+            if moves:
+                return self._on_step_worker(call, name, timeout_s)
             return self._await(self._steps.submit(call), name, timeout_s)
         finally:
             steps = self.progress["steps"]
@@ -377,7 +381,8 @@ class Runner:
         if plan:
             self._set_phase("executing")
             timeout = estimated * self.settings.execute_factor + self.settings.execute_margin_s
-            self._step("executing", lambda: self._execute_saying_where(run_id, scan.state, solution, plan), timeout)
+            execute = functools.partial(self._execute_saying_where, run_id, scan.state, solution, plan)
+            self._step("executing", execute, timeout, moves=True)
         if self.settings.verify and plan:
             self._set_phase("verifying")
             check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
@@ -406,6 +411,8 @@ class Runner:
 
     def _execute(self, run_id: int, state: str, solution: solver.Solution, plan: Sequence[PlannedStep]) -> None:
         """Execute ``plan``; a 3x3x3 on a motion that takes a plan as it goes is refined meanwhile."""
+        if self._stop.is_set():  # a stop before the motion begins: the motion's start would clear its e-stop
+            raise Stopped(f"stopped: {self._stop_reason}")
         run_feed = getattr(self.motion, "run_feed", None)
         if run_feed is None or len(state) != 54 or not isinstance(self.rig, SixAxisRig):
             self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i))
