@@ -75,6 +75,20 @@ def test_stop_mid_execution_halts_at_once(tmp_path):
     assert not is_solved(virtual.state)
 
 
+def test_a_stop_as_execution_begins_is_not_undone_by_the_motion_starting(tmp_path):
+    """The motion's start clears a latched e-stop (the last run's); a stop that lands before it must end the
+    run without a single turn, not be cleared while the run is recorded as stopped."""
+    state = solver.apply(solver.scramble(2, seed=0, length=0)["state"], "R U F R' U2 F'")
+    virtual = VirtualRig(state, turn_s=0.05)
+    runner, _ = make_runner(tmp_path, virtual)
+    runner.bus.subscribe(lambda e: e["kind"] == "phase" and e["data"]["phase"] == "executing" and runner.stop())
+    run_id = runner.start()
+    assert runner.wait(5)
+    time.sleep(0.5)  # time for every turn of the plan, had the motion started
+    assert runner.summary(run_id)["outcome"] == "stopped"
+    assert virtual.state == state  # not one turn
+
+
 def test_a_second_start_while_busy_is_refused(tmp_path):
     state = solver.apply(solver.scramble(2, seed=0, length=0)["state"], "R U F")
     runner, _ = make_runner(tmp_path, VirtualRig(state, turn_s=0.1))
