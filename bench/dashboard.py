@@ -37,6 +37,10 @@ from pathlib import Path
 
 import websockets
 
+sys.path[0] = str(Path(__file__).resolve().parent.parent)  # bench/serial.py would shadow pyserial
+
+from bench.daemon_api import busy, free_port, http  # noqa: E402
+
 CONFIG = """[robotd]
 data_dir = "{data}"
 [rig]
@@ -47,19 +51,6 @@ settle_s = 0.0
 port = {port}
 client_queue = {queue}
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http(url: str, body: dict | None = None) -> dict:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", "X-Robotd": "1"})
-    with urllib.request.urlopen(request, timeout=30) as reply:
-        return json.loads(reply.read())
 
 
 def start_daemon(directory: Path, queue: int) -> tuple[subprocess.Popen, str]:
@@ -84,7 +75,7 @@ def start_daemon(directory: Path, queue: int) -> tuple[subprocess.Popen, str]:
 
 
 async def wait_idle(base: str) -> None:
-    while http(f"{base}/api/status")["phase"] in ("scanning", "solving", "executing", "verifying"):
+    while busy(base):
         await asyncio.sleep(0.05)
 
 

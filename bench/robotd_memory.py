@@ -8,43 +8,37 @@ its parent's main module again (for the ``robotd`` command, the script behind it
 
 from __future__ import annotations
 
-import json
 import signal
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from bench.daemon_api import busy, free_port, http
+
 RUN_TIMEOUT_S = 120.0
-BUSY = ("scanning", "solving", "executing", "verifying")  # the phases of a run (robot.run)
 
 
-def memory(count: int, budget_s: float | None, default_rig: bool, write_config) -> dict:
-    """``count`` consecutive 3x3x3 dry runs in one daemon: the peak resident memory of it and of its
-    two-phase worker, the first solve's time against the later ones', and which solver found the moves
-    executed. ``write_config(directory, budget_s, q=...)`` writes the daemon's config."""
-    with tempfile.TemporaryDirectory() as tmp:
-        config = write_config(Path(tmp), budget_s, q=None if default_rig else 0.02)
-        port = _free_port()
-        robotd = str(Path(sys.executable).with_name("robotd"))
-        command = [robotd, "--config", str(config), "--sim", "--port", str(port)]
-        daemon = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            base = f"http://127.0.0.1:{port}"
-            _wait_ready(base, daemon)
-            at_start = _peak_rss_mb(daemon.pid)
-            runs = [_run(base, {"puzzle": 3, "seed": 2000 + k}) for k in range(count)]
-            workers = _children(daemon.pid)
-            peaks = {pid: _peak_rss_mb(pid) for pid in workers}
-            daemon_peak = _peak_rss_mb(daemon.pid)
-        finally:
-            daemon.send_signal(signal.SIGTERM)
-            daemon.wait(30)
-    worker_peak = max((mb for mb in peaks.values() if mb is not None), default=None)
+def memory(count: int, config: Path) -> dict:
+    """``count`` consecutive 3x3x3 dry runs in one daemon started with ``config``: the peak resident memory
+    of it and of its two-phase worker, the first solve's time against the later ones', and which solver
+    found the moves executed."""
+    port = free_port()
+    robotd = str(Path(sys.executable).with_name("robotd"))
+    command = [robotd, "--config", str(config), "--sim", "--port", str(port)]
+    daemon = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        _wait_ready(base, daemon)
+        at_start = _peak_rss_mb(daemon.pid)
+        runs = [_run(base, {"puzzle": 3, "seed": 2000 + k}) for k in range(count)]
+        peaks = [_peak_rss_mb(pid) for pid in _children(daemon.pid)]
+        daemon_peak = _peak_rss_mb(daemon.pid)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(30)
+    worker_peak = max((mb for mb in peaks if mb is not None), default=None)  # the worker, not the tracker
     return _figures(runs, at_start, daemon_peak, worker_peak)
 
 
@@ -69,24 +63,13 @@ def _figures(runs: list[dict], at_start, daemon_peak, worker_peak) -> dict:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=10) as reply:
-        return json.loads(reply.read())
-
-
 def _wait_ready(base: str, daemon: subprocess.Popen, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if daemon.poll() is not None:
             raise RuntimeError(f"robotd exited with {daemon.returncode}: {daemon.stderr.read().decode()[-2000:]}")
         try:
-            _get(base + "/api/health")
+            http(base + "/api/health")
             return
         except OSError:
             time.sleep(0.2)
@@ -96,17 +79,10 @@ def _wait_ready(base: str, daemon: subprocess.Popen, timeout_s: float = 60.0) ->
 def _run(base: str, options: dict) -> dict:
     """Start a run once the last has ended, wait for it to end, return its record."""
     _wait_idle(base)
-    request = urllib.request.Request(
-        base + "/api/runs",
-        data=json.dumps(options).encode(),
-        headers={"Content-Type": "application/json", "X-Robotd": "1"},  # the intent header of every change
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        run_id = json.loads(reply.read())["run_id"]
+    run_id = http(base + "/api/runs", options)["run_id"]
     deadline = time.monotonic() + RUN_TIMEOUT_S
     while time.monotonic() < deadline:
-        record = _get(f"{base}/api/runs/{run_id}")
+        record = http(f"{base}/api/runs/{run_id}")
         if record.get("ended_at") is not None:
             return record
         time.sleep(0.2)
@@ -115,7 +91,7 @@ def _run(base: str, options: dict) -> dict:
 
 def _wait_idle(base: str) -> None:
     deadline = time.monotonic() + RUN_TIMEOUT_S
-    while _get(base + "/api/status")["phase"] in BUSY:
+    while busy(base):
         if time.monotonic() > deadline:
             raise RuntimeError(f"robotd not idle within {RUN_TIMEOUT_S} s")
         time.sleep(0.1)

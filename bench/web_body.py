@@ -20,15 +20,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path[0] = str(REPO)  # bench/serial.py would shadow pyserial
+
+from bench.daemon_api import free_port  # noqa: E402
+
 TARGET_MIB = 10
 SIZE = 80 * 1024 * 1024
 KEY = "a-long-enough-key-1234"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def memory(pid: int) -> dict:

@@ -310,13 +310,16 @@ class Runner:
         """The result of work on a step worker, honouring the stop flag and the timeout."""
         started = time.perf_counter()
         while True:
-            if self._stop.is_set():
-                raise Stopped(f"stopped: {self._stop_reason}")
+            self._raise_if_stopped()
             try:
                 return future.result(timeout=_POLL_S)
             except concurrent.futures.TimeoutError:
                 if time.perf_counter() - started > timeout_s:
                     raise RobotError(f"{name} took longer than its {timeout_s:.1f} s timeout") from None
+
+    def _raise_if_stopped(self) -> None:
+        if self._stop.is_set():
+            raise Stopped(f"stopped: {self._stop_reason}")
 
     def _run(self, run_id: int, prepare: Callable[[], dict] | None) -> None:
         outcome, message = "done", None
@@ -411,8 +414,7 @@ class Runner:
 
     def _execute(self, run_id: int, state: str, solution: solver.Solution, plan: Sequence[PlannedStep]) -> None:
         """Execute ``plan``; a 3x3x3 on a motion that takes a plan as it goes is refined meanwhile."""
-        if self._stop.is_set():  # a stop before the motion begins: the motion's start would clear its e-stop
-            raise Stopped(f"stopped: {self._stop_reason}")
+        self._raise_if_stopped()  # a stop before the motion begins: the motion's start would clear its e-stop
         run_feed = getattr(self.motion, "run_feed", None)
         if run_feed is None or len(state) != 54 or not isinstance(self.rig, SixAxisRig):
             self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i))

@@ -58,7 +58,7 @@ def _two_phase_worker_start(cost: PlannedS) -> None:
 
     prepare()
     scrambled = apply_moves_cubie(CubieCube.solved(3), parse_moves("R U2 F' L D B2 R' U F2 D'"))
-    solve_two_phase(scrambled, 0.05, 0, cost, COST_SLACK)
+    solve_two_phase(scrambled, FIRST_ANSWER_S, 0, cost, COST_SLACK)
 
 
 def _two_phase(state: str, budget_s: float, first_s: float, cost: PlannedS) -> tuple[list[int] | None, float]:
