@@ -9,7 +9,7 @@ from solver.puzzles.cube.notation import parse_moves
 from solver.puzzles.cube.scramble import random_scrambles
 from solver.search.astar import search
 from solver.search.heuristic import load_model
-from solver.search.perimeter import OUTSIDE, build, exact_distance, load_perimeter, shorten
+from solver.search.perimeter import OUTSIDE, build, exact_distance, load_perimeter, shorten, state_hashes
 from solver.tables.cache import cache_dir
 
 PUZZLE = Puzzle.cube3()
@@ -33,6 +33,18 @@ def test_layer_sizes_match_the_quarter_turn_distance_distribution(depth4):
 def test_distances_of_known_states(depth4):
     states = np.stack([row(m) for m in ("", "R", "R2", "R U", "R U R' U'", "R U F L D")])
     assert depth4.distance(states).tolist() == [0, 1, 2, 2, 4, OUTSIDE]
+
+
+def test_the_bit_filter_never_hides_a_state_inside(depth4):
+    """Every state one turn beyond each layer is looked up exactly as a plain search of the table would."""
+    states, _ = random_scrambles(PUZZLE, np.arange(6).repeat(200), np.random.default_rng(2), quarter_turns_only=True)
+    states = apply_all_moves(PUZZLE, states, PUZZLE.quarter_turns).reshape(-1, PUZZLE.slots)
+    query = state_hashes(states)
+    index = np.minimum(np.searchsorted(depth4.hashes, query), len(depth4) - 1)
+    plain = np.where(depth4.hashes[index] == query, depth4.distances[index].astype(np.int16), OUTSIDE)
+    found = depth4.distance(states)
+    assert found.tolist() == plain.tolist()
+    assert 0 < (found == OUTSIDE).sum() < len(states) and found.dtype == np.int16
 
 
 def test_finish_walks_down_to_solved_in_exactly_the_distance(depth4):

@@ -3,7 +3,7 @@
 Each iteration pops the ``batch`` open nodes with the lowest
 ``f = weight * g + h``, expands all 12 quarter turns, evaluates the new
 children with the network (in calls of at most ``EVAL_CHUNK`` states), and
-merges duplicates through exact state keys, keeping parent links for the
+merges duplicates through exact state keys (``solver.search.closed``), keeping parent links for the
 path (DeepCubeA's batch-weighted A*).
 
 With a perimeter (``solver.search.perimeter``), a child within its depth of solved
@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidState
-from ..puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_key_bytes
+from ..puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_keys
 from ..puzzles.cube.cubie import CubieCube
+from .closed import EMPTY, ClosedSet
 from .perimeter import OUTSIDE, Perimeter, shorten
 
 DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
@@ -130,7 +131,7 @@ class _Search:
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
         self.nodes = _Nodes(self.puzzle.slots)
-        self.index: dict[bytes, int] = {}
+        self.closed = ClosedSet()
         self.open = _Open()
         self.best: tuple[int, list[int]] | None = None  # (length, moves) of the best candidate
 
@@ -173,10 +174,8 @@ class _Search:
         parents = np.repeat(popped, len(self.turns))
         child_g = self.nodes.g[parents] + 1
         moves = np.tile(self.turns, len(popped))
-        fresh, keys = _merge_duplicates(children, parents, child_g, moves, self.nodes, self.index)
+        fresh = _merge_duplicates(children, parents, child_g, moves, self.nodes, self.closed)
         if len(fresh):
-            first = self.nodes.count
-            self.index.update(zip((keys[i] for i in fresh), range(first, first + len(fresh))))
             self.add(children[fresh], child_g[fresh], parents[fresh], moves[fresh])
 
 
@@ -210,7 +209,7 @@ def search(
     start = time.perf_counter()
     run = _Search(heuristic, perimeter, weight, start + budget_s, stop)
     root = from_cubie(cube)[None]
-    run.index[state_key_bytes(root)[0]] = 0
+    run.closed.add_batch(state_keys(root), 0)
     iterations, exhausted = 0, False
     try:
         run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
@@ -230,19 +229,18 @@ def search(
     )
 
 
-def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, index: dict) -> tuple[np.ndarray, list]:
-    """(indices of children never seen before, every child's key); seen ones reached more cheaply
-    get the better parent."""
-    keys = state_key_bytes(children)
-    fresh, first_in_batch = [], set()
-    for i, (key, node) in enumerate(zip(keys, map(index.get, keys))):
-        if node is None:
-            if key not in first_in_batch:
-                first_in_batch.add(key)
-                fresh.append(i)
-            continue
-        if child_g[i] < nodes.g[node]:
-            nodes.g[node] = child_g[i]
-            nodes.parent[node] = parents[i]
-            nodes.move[node] = moves[i]
-    return np.array(fresh, dtype=np.int64), keys
+def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, closed: ClosedSet) -> np.ndarray:
+    """The indices of the children never seen before, entered in ``closed`` under the node ids they will
+    get (the next ones, in order); a node seen before and now reached more cheaply takes the first of its
+    cheapest new parents."""
+    fresh, seen = closed.add_batch(state_keys(children), nodes.count)
+    again = np.flatnonzero(seen != EMPTY)
+    node = seen[again]
+    better = child_g[again] < nodes.g[node]
+    again, node = again[better], node[better]
+    if len(again):
+        order = np.lexsort((again, child_g[again], node))
+        first = order[np.unique(node[order], return_index=True)[1]]
+        pick, target = again[first], node[first]
+        nodes.g[target], nodes.parent[target], nodes.move[target] = child_g[pick], parents[pick], moves[pick]
+    return fresh

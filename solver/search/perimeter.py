@@ -32,6 +32,8 @@ MAX_DEPTH = 7
 OUTSIDE = -1
 FORMAT_VERSION = 1
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier spreading the corner key over all 64 bits
+_FILTER_MIX = np.uint64(0xD6E8FEB86659FD93)  # another, so the filter's bits depend on the whole hash
+FILTER_BITS_PER_STATE = 16  # about 6% of outside states pass the filter and are looked up
 
 
 def state_hashes(states: np.ndarray) -> np.ndarray:
@@ -50,6 +52,14 @@ class Perimeter:
         self.distances = distances
         self.build_s = build_s
         self.puzzle = Puzzle.cube3()
+        self._filter_shift = np.uint64(64 - max(16, int(np.ceil(np.log2(FILTER_BITS_PER_STATE * len(hashes) + 1)))))
+        self._filter = np.zeros(1 << (64 - int(self._filter_shift) - 3), np.uint8)
+        bit = self._filter_bit(hashes)
+        np.bitwise_or.at(self._filter, bit >> np.uint64(3), np.left_shift(1, bit & np.uint64(7)).astype(np.uint8))
+
+    def _filter_bit(self, hashes: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return (hashes * _FILTER_MIX) >> self._filter_shift
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -57,9 +67,15 @@ class Perimeter:
     def distance(self, states: np.ndarray) -> np.ndarray:
         """Distance (int16) of each state, or ``OUTSIDE`` (-1) if it is farther than ``depth``."""
         query = state_hashes(states)
-        index = np.minimum(np.searchsorted(self.hashes, query), len(self.hashes) - 1)
-        hit = self.hashes[index] == query
-        return np.where(hit, self.distances[index].astype(np.int16), OUTSIDE)
+        # A bit filter first (a Bloom filter with one hash): most states searched lie outside, and a
+        # binary search of the whole table for each of them was a tenth of the A*'s time.
+        bit = self._filter_bit(query)
+        maybe = np.flatnonzero((self._filter[bit >> np.uint64(3)] >> (bit & np.uint64(7)).astype(np.uint8)) & 1)
+        out = np.full(len(states), OUTSIDE, dtype=np.int16)
+        index = np.minimum(np.searchsorted(self.hashes, query[maybe]), len(self.hashes) - 1)
+        hit = self.hashes[index] == query[maybe]
+        out[maybe[hit]] = self.distances[index[hit]]
+        return out
 
     def finish(self, state: np.ndarray) -> list[int] | None:
         """Quarter turns (``solver.puzzles.cube.notation`` move ids) taking a perimeter state to solved; None

@@ -1,0 +1,52 @@
+import numpy as np
+
+import solver.search.closed as closed
+from solver.puzzles.cube.batch import KEY_DTYPE
+from solver.search.closed import EMPTY, ClosedSet
+
+
+def keys_of(pairs) -> np.ndarray:
+    out = np.zeros(len(pairs), dtype=KEY_DTYPE)
+    out["corners"], out["edges"] = np.asarray(pairs, dtype=np.uint64).T
+    return out
+
+
+def reference(batches):
+    """What a dict filled child by child gives: (fresh indices, seen ids) per batch."""
+    ids, out = {}, []
+    for batch in batches:
+        before, fresh, seen = dict(ids), [], []
+        for i, key in enumerate(map(tuple, batch)):
+            seen.append(before.get(key, EMPTY))
+            if key not in ids:
+                ids[key] = len(ids)
+                fresh.append(i)
+        out.append((fresh, seen))
+    return out
+
+
+def check(batches, table):
+    count = 0
+    for batch, (fresh, seen) in zip(batches, reference(batches)):
+        got_fresh, got_seen = table.add_batch(keys_of(batch), count)
+        assert got_fresh.tolist() == fresh and got_seen.tolist() == seen
+        count += len(fresh)
+    assert len(table) == count
+
+
+def test_batches_with_repeats_within_and_across_them_and_growth():
+    rng = np.random.default_rng(0)
+    pool = rng.integers(0, 1 << 40, size=(3000, 2), dtype=np.uint64)
+    batches = [pool[rng.integers(0, len(pool), 700)] for _ in range(12)]
+    table = ClosedSet(capacity_log2=4)
+    check(batches, table)
+    assert table.bits > 4 and 2 * len(table) <= 1 << table.bits
+
+
+def test_states_sharing_a_hash_stay_apart(monkeypatch):
+    """Every key hashed alike: the table must probe past the others and tell them apart by the whole key."""
+    monkeypatch.setattr(closed, "key_hashes", lambda keys: np.full(len(keys), 12345, dtype=np.uint64))
+    rng = np.random.default_rng(1)
+    pool = rng.integers(0, 1 << 20, size=(60, 2), dtype=np.uint64)
+    batches = [pool[rng.integers(0, len(pool), 25)] for _ in range(5)]
+    check(batches, ClosedSet(capacity_log2=3))
