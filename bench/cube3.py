@@ -1,7 +1,7 @@
 """Benchmark of the 3x3x3 neural A* solver; prints one JSON object.
 
-    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--perimeter D] [--cores N]
-        [--write-card]
+    python bench/cube3.py [--quick] [--weight W] [--batch N] [--budget-s S] [--perimeter D] [--requeue M]
+        [--cores N] [--write-card]
 
 Two seeded test sets: ``short``, scrambles of 5 to 12 random quarter turns
 (each drawn uniformly from the 12, so some cancel, as in the published test),
@@ -34,7 +34,7 @@ from solver.puzzles.cube.batch import Puzzle, to_cubie  # noqa: E402
 from solver.puzzles.cube.cubie import apply_moves_cubie  # noqa: E402
 from solver.puzzles.cube.notation import move_length, simplify_moves  # noqa: E402
 from solver.puzzles.cube.scramble import random_scrambles, random_states  # noqa: E402
-from solver.search.astar import DEFAULT_BATCH, DEFAULT_WEIGHT, search  # noqa: E402
+from solver.search.astar import DEFAULT_BATCH, DEFAULT_REQUEUE, DEFAULT_WEIGHT, search  # noqa: E402
 from solver.search.heuristic import load_model, model_dir  # noqa: E402
 from solver.search.perimeter import DEFAULT_DEPTH, MAX_DEPTH, exact_distance, load_perimeter  # noqa: E402
 
@@ -47,13 +47,22 @@ def test_sets(short: int, uniform: int) -> dict[str, np.ndarray]:
 
 
 def run_set(
-    states: np.ndarray, model, weight: float, batch: int, budget_s: float, perimeter, optimal: list | None = None
+    states: np.ndarray,
+    model,
+    weight: float,
+    batch: int,
+    budget_s: float,
+    perimeter,
+    optimal: list | None = None,
+    requeue: float | None = DEFAULT_REQUEUE,
 ) -> dict:
     solved, qtm, htm, seconds, nodes, is_optimal, overrun = [], [], [], [], [], [], []
     for i, row in enumerate(states):
         cube = to_cubie(row)
         start = time.perf_counter()
-        result = search(cube, model, weight=weight, batch=batch, budget_s=budget_s, perimeter=perimeter)
+        result = search(
+            cube, model, weight=weight, batch=batch, budget_s=budget_s, perimeter=perimeter, requeue=requeue
+        )
         seconds.append(time.perf_counter() - start)
         nodes.append(result.nodes_generated)
         if result.budget_exhausted:
@@ -104,6 +113,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH)
     parser.add_argument("--budget-s", type=float, default=60.0)
     parser.add_argument("--perimeter", type=int, default=DEFAULT_DEPTH, help="perimeter depth, 0 for none")
+    parser.add_argument("--requeue", type=float, default=DEFAULT_REQUEUE, help="a per-child network's requeue margin")
     parser.add_argument("--short", type=int, default=200)
     parser.add_argument("--random", type=int, default=100)
     parser.add_argument("--cores", type=int, default=None, help="pin to the first N cores (default: all)")
@@ -122,13 +132,21 @@ def main() -> None:
         "batch": args.batch,
         "budget_s": args.budget_s,
         "perimeter": args.perimeter,
+        "requeue": args.requeue if model.per_child else None,
         "cores": len(os.sched_getaffinity(0)),
         "load_at_start": round(os.getloadavg()[0], 2),
     }
     optimal = optimal_lengths(sets["short"])
     for name, states in sets.items():
         result[name] = run_set(
-            states, model, args.weight, args.batch, args.budget_s, perimeter, optimal if name == "short" else None
+            states,
+            model,
+            args.weight,
+            args.batch,
+            args.budget_s,
+            perimeter,
+            optimal if name == "short" else None,
+            args.requeue,
         )
     result["load_at_end"] = round(os.getloadavg()[0], 2)
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from solver import InvalidState, apply, solve
-from solver.puzzles.cube.batch import Puzzle, from_cubie, to_cubie
+from solver.puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, state_keys, to_cubie
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, solved_facelets, to_facelets
 from solver.puzzles.cube.notation import parse_moves
 from solver.puzzles.cube.scramble import random_scrambles, random_states
@@ -38,7 +38,7 @@ def test_solved_input_is_an_empty_solution():
 
 
 def test_bad_search_arguments():
-    for kwargs in ({"weight": 0}, {"batch": 0}, {"budget_s": 0}, {"max_nodes": 0}):
+    for kwargs in ({"weight": 0}, {"batch": 0}, {"budget_s": 0}, {"max_nodes": 0}, {"requeue": -1.0}):
         with pytest.raises(InvalidState):
             search(CubieCube.solved(3), zero_heuristic, **kwargs)
 
@@ -76,6 +76,49 @@ def test_the_network_is_called_in_chunks_and_never_after_the_deadline(monkeypatc
     assert all(at <= 1.0 for at, _ in calls) and result.seconds <= 1.1
 
 
+def misplaced(states):
+    """A cheap, deterministic estimate: a quarter of the slots that differ from solved."""
+    return (states != from_cubie(CubieCube.solved(3))).sum(axis=1).astype(np.float32) / 4
+
+
+class ChildrenOf:
+    """A per-child heuristic made of a per-state one: each state's 12 children estimated in one call."""
+
+    per_child = True
+
+    def __init__(self, estimate):
+        self.estimate, self.calls, self.evaluated = estimate, [], []
+
+    def __call__(self, states):
+        return self.estimate(states)
+
+    def children(self, states):
+        self.calls.append(len(states))
+        self.evaluated.extend(state_keys(states).tolist())
+        kids = apply_all_moves(PUZZLE, states, PUZZLE.quarter_turns).reshape(-1, PUZZLE.slots)
+        return self.estimate(kids).reshape(len(states), len(PUZZLE.quarter_turns))
+
+
+def test_a_per_child_heuristic_is_called_once_per_expanded_node_and_searches_alike():
+    for cube in scrambles(5, 3, 7):
+        plain = search(cube, misplaced, weight=0.5, batch=200, budget_s=30)
+        per_child = ChildrenOf(misplaced)
+        result = search(cube, per_child, weight=0.5, batch=200, budget_s=30, requeue=None)
+        assert result.found and apply_moves_cubie(cube, result.moves).is_solved()
+        assert (result.moves, result.nodes_generated) == (plain.moves, plain.nodes_generated)
+        assert sum(per_child.calls) <= 200 * result.iterations < result.nodes_generated
+
+
+def test_requeued_nodes_are_expanded_later_without_a_second_evaluation():
+    for cube in scrambles(5, 3, 8):
+        per_child = ChildrenOf(misplaced)
+        result = search(cube, per_child, weight=0.5, batch=200, budget_s=30, requeue=0.0)
+        assert result.found and apply_moves_cubie(cube, result.moves).is_solved()
+        assert len(per_child.evaluated) == len(set(per_child.evaluated))
+        without = search(cube, ChildrenOf(misplaced), weight=0.5, batch=200, budget_s=30, requeue=None)
+        assert result.nodes_generated < without.nodes_generated  # some were put back, and never expanded
+
+
 # --- the shipped model ---------------------------------------------------------------
 
 
@@ -87,9 +130,10 @@ def test_model_card_sha256_matches_file():
 
 def test_model_is_near_zero_at_solved_and_grows_with_depth():
     model = load_model()
-    # the raw network output, before the solved-state override of CostToGo.__call__
+    # the raw network output, before the solved-state override of CostToGo.__call__: a per-child network
+    # estimates the solved cube's children, each one quarter turn away
     raw = model.session.run(None, {model.input_name: to_states([CubieCube.solved(3)]).astype(np.int64)})[0]
-    assert abs(float(raw[0])) < 1.0
+    assert np.all(np.abs(raw[0] - (1.0 if model.per_child else 0.0)) < 1.0)
     means = [float(model(to_states(scrambles(d, 100, 10 + d))).mean()) for d in (1, 3, 6, 10)]
     assert means == sorted(means) and means[-1] > means[0] + 3
 

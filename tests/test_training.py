@@ -9,6 +9,7 @@ pytest.importorskip("onnx")
 from solver.learning.training.__main__ import main  # noqa: E402
 from solver.learning.training.checkpoint import load_checkpoint  # noqa: E402
 from solver.learning.training.data import DeviceCube, HardPool, bellman_targets, greedy_rollout  # noqa: E402
+from solver.learning.training.distill import Distiller  # noqa: E402
 from solver.learning.training.distributed import resolve_device  # noqa: E402
 from solver.learning.training.export import export  # noqa: E402
 from solver.learning.training.model import CostToGo  # noqa: E402
@@ -150,3 +151,39 @@ def test_cuda_without_a_gpu_is_a_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "torch sees no GPU" in err and "--device cpu" in err and "Traceback" not in err
     assert not (tmp_path / "ck.pt").exists()
+
+
+def test_distilled_per_child_network_round_trip(tmp_path):
+    teacher_checkpoint, checkpoint = tmp_path / "value.pt", tmp_path / "child.pt"
+    Trainer(teacher_checkpoint, Recipe(width=16, blocks=1, batch=32, mining_states=8, mining_steps=3), False).run(
+        hours=1, steps=2
+    )
+    small = {"batch": 32, "held_out": 64, "log_every": 2}
+    distiller = Distiller(checkpoint, teacher_checkpoint, resume=False, overrides=small)
+    states = torch.from_numpy(random_states(PUZZLE, 20, np.random.default_rng(2)).astype(np.int64))
+    value = CostToGo(16, 1)
+    value.load_state_dict(load_checkpoint(teacher_checkpoint)["net"])
+    with torch.no_grad():  # it starts as the teacher: each child costs what its parent does
+        assert torch.allclose(distiller.net(states), value(states)[:, None].expand(-1, 12), atol=1e-5)
+    losses = [distiller.step() for _ in range(3)]
+    assert all(np.isfinite(losses)) and set(distiller.held_out_error()) == {"rms", "mean_abs", "same_best_child"}
+    distiller.save()
+    resumed = Distiller(checkpoint, teacher_checkpoint, resume=True)
+    assert resumed.steps == 3 and resumed.recipe.batch == 32
+    export(checkpoint, tmp_path, quantize=False)
+    model = load_model(str(tmp_path))
+    assert model.per_child and model.card["output"]["name"] == "child_cost"
+    assert model.card["training"]["teacher"]["checkpoint"] == "value.pt"
+    rows = np.concatenate([solved(PUZZLE), states.numpy().astype(np.uint8)])
+    with torch.no_grad():
+        expected = np.maximum(resumed.net(torch.from_numpy(rows.astype(np.int64))).numpy(), 0)
+    assert model.children(rows).shape == (21, 12) and np.allclose(model.children(rows), expected, atol=1e-4)
+    assert model(rows)[0] == 0 and np.allclose(model(rows)[1:], 1 + expected[1:].min(axis=1), atol=1e-4)
+
+
+def test_cli_distill_needs_a_teacher(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(
+            ["distill", "--hours", "1", "--teacher", str(tmp_path / "none.pt"), "--checkpoint", str(tmp_path / "c.pt")]
+        )
+    assert "no value network checkpoint" in capsys.readouterr().err

@@ -6,6 +6,10 @@ children with the network (in calls of at most ``EVAL_CHUNK`` states), and
 merges duplicates through exact state keys (``solver.search.closed``), keeping parent links for the
 path (DeepCubeA's batch-weighted A*).
 
+With a per-child network (``CostToGo.per_child``) the popped nodes are evaluated instead, once each, and the
+network's estimates of their 12 children are the children's (Q* search); a popped node whose own estimate then
+proves higher than the one it was queued with goes back into the open list once (``requeue``).
+
 With a perimeter (``solver.search.perimeter``), a child within its depth of solved
 is not searched further: its exact distance completes a candidate solution,
 and every other child's estimate is raised to ``depth + 1``, a floor its true
@@ -33,13 +37,16 @@ from ..puzzles.cube.cubie import CubieCube
 from .closed import EMPTY, ClosedSet
 from .perimeter import OUTSIDE, Perimeter, shorten
 
-DEFAULT_WEIGHT = 0.05  # chosen with bench/cube3_sweep.py on random states (see docs/solver.md)
+DEFAULT_WEIGHT = 0.3  # chosen with bench/cube3_sweep.py on random states of its own seed (see docs/solver.md)
 DEFAULT_BATCH = 1000
 DEFAULT_BUDGET_S = 1.0  # the one time budget of the daemon, the CLI and solver.solve (a config may raise it)
 # States per network call: bounds its memory and how late a budget is noticed. The first layer sums 20
 # embedding rows per state through a chunk x 20 x 384 array; at 256 states that stays nearer the caches,
 # and 12,288 states took 25% less time than in chunks of 1,024 on one thread, 12% less on two.
 EVAL_CHUNK = 256
+# With a per-child network a popped node's children are estimated before it is expanded, which gives its own
+# estimate as 1 + its best child's: one step deeper than the one it was queued with, at no extra cost.
+DEFAULT_REQUEUE = 0.5
 
 
 @dataclass
@@ -60,6 +67,7 @@ class _Nodes:
         self.g = np.zeros(capacity, dtype=np.int32)
         self.parent = np.full(capacity, -1, dtype=np.int64)
         self.move = np.full(capacity, -1, dtype=np.int16)
+        self.h = np.zeros(capacity, dtype=np.float32)  # the estimate the node was queued with
         self.count = 0
 
     def add(self, states: np.ndarray, g: np.ndarray, parent: np.ndarray, move: np.ndarray) -> np.ndarray:
@@ -72,7 +80,7 @@ class _Nodes:
         return ids
 
     def _grow(self) -> None:
-        for name in ("states", "g", "parent", "move"):
+        for name in ("states", "g", "parent", "move", "h"):
             old = getattr(self, name)
             new = np.empty((2 * len(old),) + old.shape[1:], dtype=old.dtype)
             new[: len(old)] = old
@@ -106,15 +114,15 @@ class _Open:
 
 
 def estimate_in_chunks(heuristic, states: np.ndarray, time_is_up: Callable[[], bool] | None = None) -> np.ndarray:
-    """The heuristic of ``states`` in calls of at most ``EVAL_CHUNK`` states: the memory the network holds
+    """``heuristic(states)`` in calls of at most ``EVAL_CHUNK`` states: the memory the network holds
     for a call grows with the call (about 58 kB a state). With ``time_is_up``, each call is made only while
     it says no (else ``_OutOfTime``)."""
-    out = np.empty(len(states), dtype=np.float32)
+    parts = []
     for low in range(0, len(states), EVAL_CHUNK):
         if time_is_up is not None and time_is_up():
             raise _OutOfTime
-        out[low : low + EVAL_CHUNK] = heuristic(states[low : low + EVAL_CHUNK])
-    return out
+        parts.append(heuristic(states[low : low + EVAL_CHUNK]))
+    return np.concatenate(parts) if parts else heuristic(states[:0])
 
 
 class _OutOfTime(Exception):
@@ -124,8 +132,10 @@ class _OutOfTime(Exception):
 class _Search:
     """One search's tree, open list and best candidate solution."""
 
-    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None):
+    def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None, requeue=None):
         self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
+        self.requeue = requeue  # see ``search``
+        self.evaluated: dict[int, np.ndarray] = {}  # requeued nodes' child estimates, until they are expanded
         self.stop = stop  # a threading.Event another thread may set to end the search early
         self.puzzle = Puzzle.cube3()
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
@@ -141,8 +151,11 @@ class _Search:
             return self.perimeter.distance(states)
         return np.where(is_solved(self.puzzle, states), 0, OUTSIDE).astype(np.int16)
 
-    def add(self, states: np.ndarray, g: np.ndarray, parents: np.ndarray, moves: np.ndarray) -> None:
-        """Record new nodes: those inside the perimeter become candidates, the rest open nodes."""
+    def add(
+        self, states: np.ndarray, g: np.ndarray, parents: np.ndarray, moves: np.ndarray, h: np.ndarray | None = None
+    ) -> None:
+        """Record new nodes: those inside the perimeter become candidates, the rest open nodes (with the
+        estimates ``h`` when their parents' evaluation gave them, else evaluated here)."""
         ids = self.nodes.add(states, g, parents, moves)
         distance = self.goal_distance(states)
         inside = distance != OUTSIDE
@@ -150,7 +163,8 @@ class _Search:
             self.offer(int(ids[i]), int(g[i] + distance[i]))
         outside = ~inside
         if outside.any():
-            h = np.maximum(self.estimate(states[outside]), self.floor)
+            h = np.maximum(self.estimate(states[outside]) if h is None else h[outside], self.floor)
+            self.nodes.h[ids[outside]] = h
             self.open.push(self.weight * g[outside] + h, ids[outside])
 
     def time_is_up(self) -> bool:
@@ -169,6 +183,9 @@ class _Search:
             self.best = (length, self.nodes.path(node) + tail)
 
     def expand(self, popped: np.ndarray) -> None:
+        child_h = self.child_estimates(popped)
+        if child_h is not None and self.requeue is not None:
+            popped, child_h = self._requeue_underestimated(popped, child_h)
         children = apply_all_moves(self.puzzle, self.nodes.states[popped], self.puzzle.quarter_turns)
         children = children.reshape(-1, self.puzzle.slots)
         parents = np.repeat(popped, len(self.turns))
@@ -176,10 +193,39 @@ class _Search:
         moves = np.tile(self.turns, len(popped))
         fresh = _merge_duplicates(children, parents, child_g, moves, self.nodes, self.closed)
         if len(fresh):
-            self.add(children[fresh], child_g[fresh], parents[fresh], moves[fresh])
+            h = None if child_h is None else child_h.reshape(-1)[fresh]
+            self.add(children[fresh], child_g[fresh], parents[fresh], moves[fresh], h)
+
+    def child_estimates(self, popped: np.ndarray) -> np.ndarray | None:
+        """(len(popped), 12) estimates of the children from one evaluation of the parents, where the
+        heuristic gives them (a per-child network); None otherwise. A requeued node is not evaluated again."""
+        if not getattr(self.heuristic, "per_child", False):
+            return None
+        known = np.array([node in self.evaluated for node in popped.tolist()], dtype=bool)
+        out = np.empty((len(popped), len(self.turns)), dtype=np.float32)
+        out[~known] = estimate_in_chunks(self.heuristic.children, self.nodes.states[popped[~known]], self.time_is_up)
+        for k in np.flatnonzero(known).tolist():
+            out[k] = self.evaluated.pop(int(popped[k]))
+        return out
+
+    def _requeue_underestimated(self, popped: np.ndarray, child_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Put back the popped nodes whose own estimate, 1 + their best child's, exceeds the estimate they
+        were queued with by more than ``requeue``, queued with it now; (the others, their child estimates).
+        A node is put back at most once: its next pop expands it."""
+        own = np.maximum(1.0 + child_h.min(axis=1), self.floor)
+        first_pop = self.nodes.h[popped] >= 0
+        back = first_pop & (own > self.nodes.h[popped] + self.requeue)
+        self.nodes.h[popped] = -1.0  # popped once
+        if back.any():
+            nodes = popped[back]
+            self.evaluated.update(zip(nodes.tolist(), child_h[back]))
+            self.open.push(self.weight * self.nodes.g[nodes] + own[back], nodes)
+        return popped[~back], child_h[~back]
 
 
-def _check(weight: float, batch: int, budget_s: float, max_nodes: int) -> None:
+def _check(weight: float, batch: int, budget_s: float, max_nodes: int, requeue: float | None) -> None:
+    if requeue is not None and not requeue >= 0:
+        raise InvalidState(f"the requeue margin must be 0 or more (or None), got {requeue}")
     if not weight > 0:
         raise InvalidState(f"weight must be positive, got {weight}")
     if batch < 1:
@@ -199,15 +245,20 @@ def search(
     max_nodes: int = 10_000_000,
     perimeter: Perimeter | None = None,
     stop=None,
+    requeue: float | None = DEFAULT_REQUEUE,
 ) -> SearchResult:
     """Find quarter turns that solve ``cube`` (a valid 3x3 cubie state).
 
     ``stop``: an optional ``threading.Event``; once set, the search ends as
     if its time budget had run out (another solver has answered).
+    ``requeue`` (with a per-child heuristic only): a popped node whose own
+    estimate, 1 + its best child's, exceeds the one it was queued with by
+    more than this goes back into the open list once instead of being
+    expanded (None: never).
     """
-    _check(weight, batch, budget_s, max_nodes)
+    _check(weight, batch, budget_s, max_nodes, requeue)
     start = time.perf_counter()
-    run = _Search(heuristic, perimeter, weight, start + budget_s, stop)
+    run = _Search(heuristic, perimeter, weight, start + budget_s, stop, requeue)
     root = from_cubie(cube)[None]
     run.closed.add_batch(state_keys(root), 0)
     iterations, exhausted = 0, False

@@ -1,4 +1,5 @@
-"""python -m solver.learning.training train --hours H [--device D] [--world-size N] [--resume] | export"""
+"""python -m solver.learning.training train --hours H [--device D] [--world-size N] [--resume]
+| distill --hours H [--resume] | export [--checkpoint C]"""
 
 from __future__ import annotations
 
@@ -31,6 +32,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--blocks", type=int, help="residual blocks of a new run (default: the recipe's)")
     p.add_argument("--batch", type=int, help="override the recipe's states per step and process")
     p.add_argument("--teacher-decay", type=float, help="override the recipe's teacher EMA decay")
+    p.add_argument("--learning-rate", type=float, help="override the recipe's learning rate")
+    p = sub.add_parser("distill", help="a per-child network from the value network, on the CPU (see distill.py)")
+    p.add_argument("--hours", type=float, required=True)
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    p.add_argument("--teacher", type=Path, default=MODELS / "cube3-checkpoint.pt", help="the value network")
+    p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-child-checkpoint.pt")
+    p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     p.add_argument("--learning-rate", type=float, help="override the recipe's learning rate")
     p = sub.add_parser("export", help="write models/cube3.onnx and its model card from the checkpoint")
     p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-checkpoint.pt")
@@ -71,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         print(export(args.checkpoint, args.out))
         return 0
+    if args.command == "distill":
+        return _distill(parser, args)
     torchrun = distributed.under_torchrun()
     _check_train(parser, args, torchrun)
     args.checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +100,26 @@ def main(argv: list[str] | None = None) -> int:
             distributed.run_here(run, args.device)
     except distributed.DeviceError as error:
         parser.error(str(error))
+    return 0
+
+
+def _distill(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    import torch
+
+    from .distill import Distiller
+
+    if args.hours <= 0:
+        parser.error("--hours must be positive")
+    if not args.teacher.exists():
+        parser.error(f"no value network checkpoint at {args.teacher}: train one first")
+    if args.resume and not args.checkpoint.exists():
+        parser.error(f"--resume: no checkpoint at {args.checkpoint}")
+    if not args.resume and args.checkpoint.exists():
+        parser.error(f"{args.checkpoint} exists: pass --resume to continue it, or move it away")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    overrides = {"learning_rate": args.learning_rate} if args.learning_rate is not None else {}
+    Distiller(args.checkpoint, args.teacher, args.resume, overrides).run(args.hours)
     return 0
 
 

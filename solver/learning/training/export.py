@@ -16,7 +16,7 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 from ...puzzles.cube.batch import Puzzle
 from ...puzzles.cube.scramble import random_scrambles
 from .checkpoint import load_checkpoint
-from .model import CostToGo
+from .model import CHILD_COST, CostToGo
 from .train import Recipe
 
 OPSET = 17
@@ -26,10 +26,12 @@ def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
     """Write ``cube3.onnx`` (by default with int8 weights, which halves the CPU time per state)
     and update ``cube3.json``."""
     state = load_checkpoint(checkpoint)
-    recipe = Recipe(**state["recipe"])
-    net = CostToGo(recipe.width, recipe.blocks)
+    per_child = state.get("kind") == CHILD_COST
+    recipe = state["recipe"]
+    net = CostToGo(recipe["width"], recipe["blocks"], outputs=12 if per_child else 1)
     net.load_state_dict(state["net"])
     net.eval()
+    output = "child_cost" if per_child else "cost"
     onnx_path = out_dir / "cube3.onnx"
     fd, float_path = tempfile.mkstemp(suffix=".onnx", dir=out_dir)
     os.close(fd)
@@ -40,8 +42,8 @@ def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
             (example,),
             float_path,
             input_names=["states"],
-            output_names=["cost"],
-            dynamic_axes={"states": {0: "n"}, "cost": {0: "n"}},
+            output_names=[output],
+            dynamic_axes={"states": {0: "n"}, output: {0: "n"}},
             opset_version=OPSET,
             dynamo=False,
         )
@@ -61,7 +63,8 @@ def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
     card.update(
         {
             "model": "cube3",
-            "task": "3x3x3 cost-to-go (quarter-turn metric) for neural A*",
+            "task": "3x3x3 cost-to-go (quarter-turn metric) for neural A*"
+            + (", one estimate per quarter-turn child (Q* search)" if per_child else ""),
             "file": onnx_path.name,
             "sha256": digest,
             "opset": OPSET,
@@ -71,26 +74,62 @@ def export(checkpoint: Path, out_dir: Path, quantize: bool = True) -> Path:
                 "shape": ["n", 20],
                 "encoding": "solver.puzzles.cube.batch slot values: 8 corners piece*3+twist, 12 edges piece*2+flip",
             },
-            "output": {"name": "cost", "shape": ["n"], "meaning": "estimated quarter turns to solved"},
+            "output": _output(per_child),
             **net.describe(),
             "quantization": quantization,
-            "training": {
-                "method": "deep approximate value iteration (DeepCubeA), QTM, 12 moves; "
-                f"teacher = EMA of the network (decay {recipe.teacher_decay})",
-                "data": f"random scrambles of uniformly random depth 0..{recipe.max_depth} quarter turns, "
-                f"batch {recipe.batch}; {recipe.hard_fraction:.0%} of each batch from a pool of "
-                "states where greedy rollouts stopped improving",
-                "recipe": state["recipe"],
-                "steps": state["steps"],
-                "hours": round(state["seconds"] / 3600, 3),
-                "hardware": state.get("hardware", ""),
-                "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
-                "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
-            },
+            "training": _distillation(state) if per_child else _value_iteration(state),
         }
     )
     card_path.write_text(json.dumps(card, indent=2) + "\n")
     return onnx_path
+
+
+def _output(per_child: bool) -> dict:
+    if per_child:
+        return {
+            "name": "child_cost",
+            "shape": ["n", 12],
+            "meaning": "estimated quarter turns to solved after each quarter turn, in the order of "
+            "solver.puzzles.cube.batch Puzzle.quarter_turns; a state's own estimate is 1 + the least",
+        }
+    return {"name": "cost", "shape": ["n"], "meaning": "estimated quarter turns to solved"}
+
+
+def _value_iteration(state: dict) -> dict:
+    recipe = Recipe(**state["recipe"])
+    return {
+        "method": "deep approximate value iteration (DeepCubeA), QTM, 12 moves; "
+        f"teacher = EMA of the network (decay {recipe.teacher_decay})",
+        "data": f"random scrambles of uniformly random depth 0..{recipe.max_depth} quarter turns, "
+        f"batch {recipe.batch}; {recipe.hard_fraction:.0%} of each batch from a pool of "
+        "states where greedy rollouts stopped improving",
+        **_run_record(state),
+        "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
+        "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
+    }
+
+
+def _distillation(state: dict) -> dict:
+    recipe = state["recipe"]
+    return {
+        "method": "distilled from the value network below (its int8 export): the targets are its estimates "
+        "of the 12 quarter-turn children of each state; started from its weights; mean squared error, Adam",
+        "data": f"random scrambles of uniformly random depth 0..{recipe['max_depth']} quarter turns, "
+        f"batch {recipe['batch']}",
+        **_run_record(state),
+        "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
+        "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
+        "teacher": state["teacher"],
+    }
+
+
+def _run_record(state: dict) -> dict:
+    return {
+        "recipe": state["recipe"],
+        "steps": state["steps"],
+        "hours": round(state["seconds"] / 3600, 3),
+        "hardware": state.get("hardware", ""),
+    }
 
 
 def _quantization_error(float_path: Path, int8_path: Path, count: int = 10_000) -> dict:
