@@ -40,8 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-child-checkpoint.pt")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     p.add_argument("--learning-rate", type=float, help="override the recipe's learning rate")
-    p = sub.add_parser("export", help="write models/cube3.onnx and its model card from the checkpoint")
-    p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-checkpoint.pt")
+    p = sub.add_parser("export", help="write models/cube3.onnx and its model card from a checkpoint of either kind")
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=MODELS / "cube3-child-checkpoint.pt",
+        help="default: the distilled per-child network, which robotd ships; the value network exports too",
+    )
     p.add_argument("--out", type=Path, default=MODELS)
     return parser
 
@@ -75,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "export":
         if not args.checkpoint.exists():
-            parser.error(f"no checkpoint at {args.checkpoint}: train first")
+            parser.error(f"no checkpoint at {args.checkpoint}: train (and distill) first, or pass --checkpoint")
         args.out.mkdir(parents=True, exist_ok=True)
         print(export(args.checkpoint, args.out))
         return 0
