@@ -9,17 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..puzzles.cube.batch import KEY_DTYPE
+from ..puzzles.cube.batch import KEY_DTYPE, hash_bits, key_hashes
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_SLOT_MIX = np.uint64(0xD6E8FEB86659FD93)
 EMPTY = -1
-
-
-def key_hashes(keys: np.ndarray) -> np.ndarray:
-    """A 64-bit hash (uint64) of each state key (``solver.puzzles.cube.batch.state_keys``)."""
-    with np.errstate(over="ignore"):
-        return (keys["edges"] ^ (keys["corners"] * _MIX)) * _SLOT_MIX
 
 
 class ClosedSet:
@@ -55,13 +47,10 @@ class ClosedSet:
         self._insert(hashes[fresh], keys[fresh], first_id + np.arange(len(fresh)))
         return fresh, found[inverse]
 
-    def _slots(self, hashes: np.ndarray) -> np.ndarray:
-        return (hashes >> np.uint64(64 - self.bits)).astype(np.int64)
-
     def _find(self, hashes: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """The id of each key, or EMPTY."""
         out = np.full(len(keys), EMPTY, dtype=np.int64)
-        slots, pending, mask = self._slots(hashes), np.arange(len(keys)), (1 << self.bits) - 1
+        slots, pending, mask = hash_bits(hashes, self.bits), np.arange(len(keys)), (1 << self.bits) - 1
         while len(pending):
             at = slots[pending]
             ids = self.ids[at]
@@ -74,7 +63,7 @@ class ClosedSet:
 
     def _insert(self, hashes: np.ndarray, keys: np.ndarray, ids: np.ndarray) -> None:
         """Enter keys known to be absent (and distinct) under ``ids``."""
-        slots, pending, mask = self._slots(hashes), np.arange(len(keys)), (1 << self.bits) - 1
+        slots, pending, mask = hash_bits(hashes, self.bits), np.arange(len(keys)), (1 << self.bits) - 1
         while len(pending):
             at = slots[pending]
             free = self.ids[at] == EMPTY

@@ -23,7 +23,16 @@ from functools import cache
 
 import numpy as np
 
-from ..puzzles.cube.batch import Puzzle, apply_all_moves, apply_move, is_solved, solved, state_keys
+from ..puzzles.cube.batch import (
+    Puzzle,
+    apply_all_moves,
+    apply_move,
+    hash_bits,
+    is_solved,
+    key_hashes,
+    solved,
+    state_keys,
+)
 from ..puzzles.cube.notation import inverse_moves
 from ..tables.cache import read_table, write_table
 
@@ -31,16 +40,12 @@ DEFAULT_DEPTH = 6
 MAX_DEPTH = 7
 OUTSIDE = -1
 FORMAT_VERSION = 1
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier spreading the corner key over all 64 bits
-_FILTER_MIX = np.uint64(0xD6E8FEB86659FD93)  # another, so the filter's bits depend on the whole hash
 FILTER_BITS_PER_STATE = 16  # about 6% of outside states pass the filter and are looked up
 
 
 def state_hashes(states: np.ndarray) -> np.ndarray:
     """A 64-bit hash (uint64) of each 3x3 batch row's exact key."""
-    keys = state_keys(states)
-    with np.errstate(over="ignore"):
-        return keys["edges"] ^ (keys["corners"] * _MIX)
+    return key_hashes(state_keys(states))
 
 
 class Perimeter:
@@ -52,14 +57,10 @@ class Perimeter:
         self.distances = distances
         self.build_s = build_s
         self.puzzle = Puzzle.cube3()
-        self._filter_shift = np.uint64(64 - max(16, int(np.ceil(np.log2(FILTER_BITS_PER_STATE * len(hashes) + 1)))))
-        self._filter = np.zeros(1 << (64 - int(self._filter_shift) - 3), np.uint8)
-        bit = self._filter_bit(hashes)
-        np.bitwise_or.at(self._filter, bit >> np.uint64(3), np.left_shift(1, bit & np.uint64(7)).astype(np.uint8))
-
-    def _filter_bit(self, hashes: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            return (hashes * _FILTER_MIX) >> self._filter_shift
+        self._filter_bits = max(16, int(np.ceil(np.log2(FILTER_BITS_PER_STATE * len(hashes) + 1))))
+        self._filter = np.zeros(1 << (self._filter_bits - 3), np.uint8)
+        bit = hash_bits(hashes, self._filter_bits)
+        np.bitwise_or.at(self._filter, bit >> 3, np.left_shift(1, bit & 7).astype(np.uint8))
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -69,8 +70,8 @@ class Perimeter:
         query = state_hashes(states)
         # A bit filter first (a Bloom filter with one hash): most states searched lie outside, and a
         # binary search of the whole table for each of them was a tenth of the A*'s time.
-        bit = self._filter_bit(query)
-        maybe = np.flatnonzero((self._filter[bit >> np.uint64(3)] >> (bit & np.uint64(7)).astype(np.uint8)) & 1)
+        bit = hash_bits(query, self._filter_bits)
+        maybe = np.flatnonzero((self._filter[bit >> 3] >> (bit & 7).astype(np.uint8)) & 1)
         out = np.full(len(states), OUTSIDE, dtype=np.int16)
         index = np.minimum(np.searchsorted(self.hashes, query[maybe]), len(self.hashes) - 1)
         hit = self.hashes[index] == query[maybe]

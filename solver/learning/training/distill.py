@@ -19,9 +19,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import onnxruntime
 import torch
 
+from ...search.heuristic import CostToGo as ValueNetwork
 from .checkpoint import load_checkpoint, save_checkpoint
 from .data import MOVES, SLOTS, DeviceCube
 from .model import CHILD_COST, CostToGo
@@ -51,14 +51,12 @@ class Teacher:
         with tempfile.TemporaryDirectory() as folder:
             onnx_path = export(checkpoint, Path(folder))
             self.card = json.loads((Path(folder) / "cube3.json").read_text())
-            self.session = onnxruntime.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+            self.network = ValueNetwork(onnx_path, self.card)  # robotd's own wrapper, as its search calls it
 
     def children(self, states: torch.Tensor) -> torch.Tensor:
         """(N, 12) float32: the teacher's estimate of each quarter-turn child, 0 for a solved one."""
         kids = self.cube.apply_all(states).view(-1, SLOTS)
-        cost = np.maximum(self.session.run(None, {"states": kids.numpy()})[0], 0.0)
-        cost[self.cube.is_solved(kids).numpy()] = 0.0
-        return torch.from_numpy(cost).view(len(states), MOVES)
+        return torch.from_numpy(self.network(kids.numpy())).view(len(states), MOVES)
 
     def describe(self) -> dict:
         return {"checkpoint": self.checkpoint.name, "sha256": self.card["sha256"], "training": self.card["training"]}

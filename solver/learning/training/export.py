@@ -104,8 +104,6 @@ def _value_iteration(state: dict) -> dict:
         f"batch {recipe.batch}; {recipe.hard_fraction:.0%} of each batch from a pool of "
         "states where greedy rollouts stopped improving",
         **_run_record(state),
-        "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
-        "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
     }
 
 
@@ -117,8 +115,6 @@ def _distillation(state: dict) -> dict:
         "data": f"random scrambles of uniformly random depth 0..{recipe['max_depth']} quarter turns, "
         f"batch {recipe['batch']}",
         **_run_record(state),
-        "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
-        "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
         "teacher": state["teacher"],
     }
 
@@ -129,6 +125,8 @@ def _run_record(state: dict) -> dict:
         "steps": state["steps"],
         "hours": round(state["seconds"] / 3600, 3),
         "hardware": state.get("hardware", ""),
+        "recipe_changes": [h for h in state["history"] if "recipe_change" in h],
+        "last_log": next((h for h in reversed(state["history"]) if "loss" in h), None),
     }
 
 

@@ -141,6 +141,23 @@ def state_keys(states: np.ndarray) -> np.ndarray:
     return keys
 
 
+_KEY_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier spreading the corner key over all 64 bits
+_BITS_MIX = np.uint64(0xD6E8FEB86659FD93)  # another, so that a hash's top bits depend on all of it
+
+
+def key_hashes(keys: np.ndarray) -> np.ndarray:
+    """A 64-bit hash (uint64) of each ``state_keys`` key."""
+    with np.errstate(over="ignore"):
+        return keys["edges"] ^ (keys["corners"] * _KEY_MIX)
+
+
+def hash_bits(hashes: np.ndarray, bits: int) -> np.ndarray:
+    """``bits`` bits (int64, 0 .. 2**bits - 1) of each hash, mixed from all of its 64: a slot in a table of
+    2**bits."""
+    with np.errstate(over="ignore"):
+        return ((hashes * _BITS_MIX) >> np.uint64(64 - bits)).astype(np.int64)
+
+
 def state_key_bytes(states: np.ndarray) -> list[bytes]:
     """``state_keys`` as one ``bytes`` per state, for dict look-ups (one conversion for the whole batch)."""
     return state_keys(states).view(KEY_BYTES).tolist()
