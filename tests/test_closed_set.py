@@ -50,3 +50,12 @@ def test_states_sharing_a_hash_stay_apart(monkeypatch):
     pool = rng.integers(0, 1 << 20, size=(60, 2), dtype=np.uint64)
     batches = [pool[rng.integers(0, len(pool), 25)] for _ in range(5)]
     check(batches, ClosedSet(capacity_log2=3))
+
+
+def test_keys_homed_at_the_last_slots_wrap_round_when_the_table_grows(monkeypatch):
+    """Every key's home one of the table's last slots: growing must place the overflow at its start."""
+    monkeypatch.setattr(closed, "hash_bits", lambda hashes, bits: ((1 << bits) - 2 + hashes % 2).astype(np.int64))
+    rng = np.random.default_rng(2)
+    pool = rng.integers(0, 1 << 30, size=(80, 2), dtype=np.uint64)
+    batches = [pool[rng.integers(0, len(pool), 30)] for _ in range(6)]
+    check(batches, ClosedSet(capacity_log2=2))

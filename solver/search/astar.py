@@ -24,7 +24,6 @@ given input always gives the same answer.
 
 from __future__ import annotations
 
-import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from ..errors import InvalidState
 from ..puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, is_solved, state_keys
 from ..puzzles.cube.cubie import CubieCube
 from .closed import EMPTY, ClosedSet
+from .open_list import OpenList
 from .perimeter import OUTSIDE, Perimeter, shorten
 
 DEFAULT_WEIGHT = 0.3  # chosen with bench/cube3_sweep.py on random states of its own seed (see docs/solver.md)
@@ -94,25 +94,6 @@ class _Nodes:
         return moves[::-1]
 
 
-class _Open:
-    """The open list: a heap on (f, insertion order)."""
-
-    def __init__(self):
-        self.heap: list[tuple[float, int, int]] = []
-        self.tie = 0
-
-    def push(self, f: np.ndarray, ids: np.ndarray) -> None:
-        heap, push = self.heap, heapq.heappush
-        for entry in zip(f.tolist(), range(self.tie, self.tie + len(ids)), ids.tolist()):
-            push(heap, entry)
-        self.tie += len(ids)
-
-    def pop(self, batch: int) -> np.ndarray:
-        """The ids of up to ``batch`` open nodes with the lowest f."""
-        count = min(batch, len(self.heap))
-        return np.array([heapq.heappop(self.heap)[2] for _ in range(count)], dtype=np.int64)
-
-
 def estimate_in_chunks(heuristic, states: np.ndarray, time_is_up: Callable[[], bool] | None = None) -> np.ndarray:
     """``heuristic(states)`` in calls of at most ``EVAL_CHUNK`` states: the memory the network holds
     for a call grows with the call (about 58 kB a state). With ``time_is_up``, each call is made only while
@@ -142,7 +123,7 @@ class _Search:
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
         self.nodes = _Nodes(self.puzzle.slots)
         self.closed = ClosedSet()
-        self.open = _Open()
+        self.open = OpenList()
         self.best: tuple[int, list[int]] | None = None  # (length, moves) of the best candidate
 
     def goal_distance(self, states: np.ndarray) -> np.ndarray:
@@ -264,7 +245,7 @@ def search(
     iterations, exhausted = 0, False
     try:
         run.add(root, np.zeros(1, np.int32), np.full(1, -1), np.full(1, -1, np.int16))
-        while run.best is None and run.open.heap:
+        while run.best is None and len(run.open):
             if run.time_is_up() or run.nodes.count >= max_nodes:
                 exhausted = True
                 break

@@ -12,6 +12,7 @@ import numpy as np
 from ..puzzles.cube.batch import KEY_DTYPE, hash_bits, key_hashes
 
 EMPTY = -1
+_CLAIMED = -2  # a slot claimed by the pending key i holds _CLAIMED - i until one claim is kept
 
 
 class ClosedSet:
@@ -67,13 +68,14 @@ class ClosedSet:
         while len(pending):
             at = slots[pending]
             free = self.ids[at] == EMPTY
-            _, winner = np.unique(np.where(free, at, -1), return_index=True)
-            winner = winner[free[winner]]  # the first key wanting each free slot takes it
-            self.keys[at[winner]], self.ids[at[winner]] = keys[pending[winner]], ids[pending[winner]]
-            lost = np.ones(len(pending), dtype=bool)
-            lost[winner] = False
-            slots[pending[lost]] = (at[lost] + 1) & mask
-            pending = pending[lost]
+            # Of the keys wanting one free slot, the one whose claim stays written takes it.
+            claims = _CLAIMED - pending[free]
+            self.ids[at[free]] = claims
+            won = np.zeros(len(pending), dtype=bool)
+            won[free] = self.ids[at[free]] == claims
+            self.keys[at[won]], self.ids[at[won]] = keys[pending[won]], ids[pending[won]]
+            slots[pending[~won]] = (at[~won] + 1) & mask
+            pending = pending[~won]
         self.count += len(keys)
 
     def _grow_for(self, more: int) -> None:
@@ -85,5 +87,20 @@ class ClosedSet:
         while 2 * (self.count + more) > 1 << bits:
             bits += 1
         self._allocate(bits)
-        self.count = 0
-        self._insert(key_hashes(keys), keys, ids)
+        self._rehash(keys, ids)
+
+    def _rehash(self, keys: np.ndarray, ids: np.ndarray) -> None:
+        """Enter distinct keys into the empty table at once: sorted by home slot, each takes the first slot
+        at or after its home not taken by the keys before it, a running maximum; the few that would run past
+        the end wrap round through ``_insert``."""
+        hashes = key_hashes(keys)
+        homes = hash_bits(hashes, self.bits)
+        order = np.argsort(homes, kind="stable")
+        homes, rank = homes[order], np.arange(len(order))
+        slots = rank + np.maximum.accumulate(homes - rank) if len(order) else homes
+        inside = slots < len(self.ids)
+        placed = order[inside]
+        self.keys[slots[inside]], self.ids[slots[inside]] = keys[placed], ids[placed]
+        self.count = len(placed)
+        wrapped = order[~inside]
+        self._insert(hashes[wrapped], keys[wrapped], ids[wrapped])
