@@ -47,6 +47,7 @@ EVAL_CHUNK = 256
 # With a per-child network a popped node's children are estimated before it is expanded, which gives its own
 # estimate as 1 + its best child's: one step deeper than the one it was queued with, at no extra cost.
 DEFAULT_REQUEUE = 0.5
+MAX_NODES = 1 << 30  # node ids are kept in 32 bits (solver.search.closed)
 
 
 @dataclass
@@ -182,7 +183,7 @@ class _Search:
         heuristic gives them (a per-child network); None otherwise. A requeued node is not evaluated again."""
         if not getattr(self.heuristic, "per_child", False):
             return None
-        known = np.array([node in self.evaluated for node in popped.tolist()], dtype=bool)
+        known = self.nodes.h[popped] < 0  # popped before: requeued (see _requeue_underestimated)
         out = np.empty((len(popped), len(self.turns)), dtype=np.float32)
         out[~known] = estimate_in_chunks(self.heuristic.children, self.nodes.states[popped[~known]], self.time_is_up)
         for k in np.flatnonzero(known).tolist():
@@ -213,8 +214,8 @@ def _check(weight: float, batch: int, budget_s: float, max_nodes: int, requeue: 
         raise InvalidState(f"batch must be 1 or more, got {batch}")
     if not budget_s > 0:
         raise InvalidState(f"the time budget must be positive, got {budget_s} s")
-    if max_nodes < 1:
-        raise InvalidState(f"the node budget must be 1 or more, got {max_nodes}")
+    if not 1 <= max_nodes <= MAX_NODES:
+        raise InvalidState(f"the node budget must be 1 to {MAX_NODES:,}, got {max_nodes:,}")
 
 
 def search(

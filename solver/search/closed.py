@@ -25,7 +25,7 @@ class ClosedSet:
     def _allocate(self, capacity_log2: int) -> None:
         self.bits = capacity_log2
         self.keys = np.zeros(1 << capacity_log2, dtype=KEY_DTYPE)
-        self.ids = np.full(1 << capacity_log2, EMPTY, dtype=np.int64)
+        self.ids = np.full(1 << capacity_log2, EMPTY, dtype=np.int32)  # node ids; a search stops far below 2**31
 
     def __len__(self) -> int:
         return self.count
@@ -34,33 +34,41 @@ class ClosedSet:
         """Enter a batch of keys. Returns (``fresh``: the index in ``keys`` of each key not seen before, its
         first occurrence, in order; they are entered under ``first_id``, ``first_id + 1``, ...; ``seen``: the
         node id of each key entered before this batch, ``EMPTY`` for the others)."""
-        hashes = key_hashes(keys)
-        unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-        if not np.array_equal(keys[first][inverse], keys):  # two states share a hash within the batch
-            unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            hashes = key_hashes(keys)
-            unique = hashes[first]
-        found = self._find(unique, keys[first])
-        new = np.flatnonzero(found == EMPTY)
-        new = new[np.argsort(first[new], kind="stable")]
-        fresh = first[new]
-        self._grow_for(len(fresh))
-        self._insert(hashes[fresh], keys[fresh], first_id + np.arange(len(fresh)))
-        return fresh, found[inverse]
+        self._grow_for(len(keys))
+        seen, holder, slot = self._probe(keys)
+        won = np.flatnonzero(holder == np.arange(len(keys)))
+        first = np.full(len(keys), len(keys))  # per winning key, the first index of its equal keys
+        new = np.flatnonzero(seen == EMPTY)
+        np.minimum.at(first, holder[new], new)
+        fresh = np.sort(first[won])
+        self.ids[slot[won]] = first_id + np.searchsorted(fresh, first[won])
+        self.count += len(fresh)
+        return fresh, seen
 
-    def _find(self, hashes: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """The id of each key, or EMPTY."""
-        out = np.full(len(keys), EMPTY, dtype=np.int64)
+    def _probe(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Find each key, or claim a free slot for it, all keys at once. Returns (the id of each key found
+        from before, else EMPTY; for each key new to the table, the index of the equal key whose claim
+        holds its slot, else -1; each key's slot). Claimed slots keep their _CLAIMED marks for the caller."""
+        hashes = key_hashes(keys)
         slots, pending, mask = hash_bits(hashes, self.bits), np.arange(len(keys)), (1 << self.bits) - 1
+        seen, holder = np.full(len(keys), EMPTY, dtype=np.int64), np.full(len(keys), -1, dtype=np.int64)
         while len(pending):
             at = slots[pending]
-            ids = self.ids[at]
-            match = (ids != EMPTY) & (self.keys[at] == keys[pending])
-            out[pending[match]] = ids[match]
-            going_on = (ids != EMPTY) & ~match
-            slots[pending[going_on]] = (at[going_on] + 1) & mask
-            pending = pending[going_on]
-        return out
+            held = self.ids[at]
+            free = held == EMPTY
+            claims = _CLAIMED - pending[free]
+            self.ids[at[free]] = claims
+            won = np.zeros(len(pending), dtype=bool)
+            won[free] = self.ids[at[free]] == claims
+            self.keys[at[won]], holder[pending[won]] = keys[pending[won]], pending[won]
+            # A key that lost its claim tries the same slot again: it may have lost to an equal key.
+            match = ~free & (self.keys[at] == keys[pending])
+            old, twin = match & (held >= 0), match & (held < EMPTY)
+            seen[pending[old]], holder[pending[twin]] = held[old], _CLAIMED - held[twin]
+            moving = ~free & ~match
+            slots[pending[moving]] = (at[moving] + 1) & mask
+            pending = pending[~(won | match)]
+        return seen, holder, slots
 
     def _insert(self, hashes: np.ndarray, keys: np.ndarray, ids: np.ndarray) -> None:
         """Enter keys known to be absent (and distinct) under ``ids``."""

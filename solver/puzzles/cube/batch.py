@@ -131,13 +131,16 @@ def one_hot(states: np.ndarray, dtype=np.float32) -> np.ndarray:
 
 
 def state_keys(states: np.ndarray) -> np.ndarray:
-    """Exact compact keys (16 bytes, KEY_DTYPE) for hashing and duplicate detection."""
-    v = states.astype(np.uint64)
-    shifts = np.arange(12, dtype=np.uint64) * np.uint64(5)
+    """Exact compact keys (16 bytes, KEY_DTYPE) for hashing and duplicate detection: slot i's value in
+    bits 5i.. of the corners' word (8 corner slots), edge slot j's in bits 5j.. of the edges' word."""
+    # Packed two slots, then four, at a time in narrow integers: a few passes over whole columns, where a
+    # sum over each row's 20 shifted values took four times as long.
+    pairs = states[:, 0::2].astype(np.uint16) | (states[:, 1::2].astype(np.uint16) << np.uint16(5))
+    fours = (pairs[:, 0::2].astype(np.uint32) | (pairs[:, 1::2].astype(np.uint32) << np.uint32(10))).astype(np.uint64)
     keys = np.zeros(len(states), dtype=KEY_DTYPE)
-    keys["corners"] = (v[:, :8] << shifts[:8]).sum(axis=1, dtype=np.uint64)
+    keys["corners"] = fours[:, 0] | (fours[:, 1] << np.uint64(20))
     if states.shape[1] > 8:
-        keys["edges"] = (v[:, 8:] << shifts).sum(axis=1, dtype=np.uint64)
+        keys["edges"] = fours[:, 2] | (fours[:, 3] << np.uint64(20)) | (fours[:, 4] << np.uint64(40))
     return keys
 
 
