@@ -292,9 +292,9 @@ def _log_two_phase_loops() -> None:
 def warm_up_solvers(settings) -> None:
     """Load the solver tables and the network, and run the network once, so that no run pays for it."""
     from solver.puzzles.pocket import model
-    from solver.search.astar import EVAL_CHUNK
     from solver.search.heuristic import load_model
     from solver.search.perimeter import DEFAULT_DEPTH, load_perimeter
+    from solver.search.tree import EVAL_CHUNK
     from solver.tables.exact import load_table
 
     load_table(model(settings.metric))

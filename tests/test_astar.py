@@ -5,8 +5,9 @@ import shutil
 import numpy as np
 import pytest
 
+from search_doubles import ChildrenOf, misplaced
 from solver import InvalidState, apply, solve
-from solver.puzzles.cube.batch import Puzzle, apply_all_moves, from_cubie, state_keys, to_cubie
+from solver.puzzles.cube.batch import Puzzle, from_cubie, to_cubie
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie, solved_facelets, to_facelets
 from solver.puzzles.cube.notation import parse_moves
 from solver.puzzles.cube.scramble import random_scrambles, random_states
@@ -59,6 +60,7 @@ def test_time_budget_is_honoured():
 def test_the_network_is_called_in_chunks_and_never_after_the_deadline(monkeypatch):
     """Each call costs 0.1 s of a fake clock: the search must stop calling as soon as its budget is spent."""
     import solver.search.astar as astar
+    import solver.search.tree as tree
 
     clock = {"now": 0.0}
     calls = []
@@ -72,31 +74,8 @@ def test_the_network_is_called_in_chunks_and_never_after_the_deadline(monkeypatc
     cube = to_cubie(random_states(PUZZLE, 1, np.random.default_rng(5))[0])
     result = search(cube, slow_heuristic, batch=1000, budget_s=1.0)
     assert not result.found and result.budget_exhausted
-    assert max(size for _, size in calls) <= astar.EVAL_CHUNK
+    assert max(size for _, size in calls) <= tree.EVAL_CHUNK
     assert all(at <= 1.0 for at, _ in calls) and result.seconds <= 1.1
-
-
-def misplaced(states):
-    """A cheap, deterministic estimate: a quarter of the slots that differ from solved."""
-    return (states != from_cubie(CubieCube.solved(3))).sum(axis=1).astype(np.float32) / 4
-
-
-class ChildrenOf:
-    """A per-child heuristic made of a per-state one: each state's 12 children estimated in one call."""
-
-    per_child = True
-
-    def __init__(self, estimate):
-        self.estimate, self.calls, self.evaluated = estimate, [], []
-
-    def __call__(self, states):
-        return self.estimate(states)
-
-    def children(self, states):
-        self.calls.append(len(states))
-        self.evaluated.extend(state_keys(states).tolist())
-        kids = apply_all_moves(PUZZLE, states, PUZZLE.quarter_turns).reshape(-1, PUZZLE.slots)
-        return self.estimate(kids).reshape(len(states), len(PUZZLE.quarter_turns))
 
 
 def test_a_per_child_heuristic_is_called_once_per_expanded_node_and_searches_alike():

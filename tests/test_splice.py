@@ -8,11 +8,12 @@ import pytest
 
 from robot.config import Config
 from robot.rig import rig_from_config
+from search_doubles import PUZZLE, ChildrenOf, misplaced
 from solver.puzzles.cube.batch import from_cubie
 from solver.puzzles.cube.cubie import CubieCube, apply_moves_cubie
 from solver.puzzles.cube.notation import inverse_moves, parse_moves, simplify_moves
 from solver.search.heuristic import load_heuristic
-from solver.search.rig_astar import RigShortcut, rig_search
+from solver.search.rig_astar import RigSearch, RigShortcut, first_quarter_turns, rig_search
 from solver.search.rig_metric import NOT_WITHIN, Commands, RigPerimeter
 from solver.search.splice import Found, SplicedPlan, TailSearch, refine
 
@@ -190,3 +191,43 @@ def test_refine_finds_a_quicker_way_through_the_middle_of_a_plan(commands, perim
     sources = [s["solver"] for s in plan.segments()]
     assert sources[0] == "two-phase" and "neural-astar" in sources
     assert all(s["to_move"] <= len(plan.moves) for s in plan.splices)
+
+
+def test_a_command_begins_with_any_quarter_turn_of_its_faces_that_it_can(commands):
+    first, more = first_quarter_turns(commands)
+    turns = PUZZLE.quarter_turns
+
+    def of(text):
+        moves = tuple(parse_moves(text))
+        c = commands.moves.index(moves)
+        return {turns[q] for q in np.flatnonzero(first[c])}, int(more[c])
+
+    assert of("R") == ({*parse_moves("R")}, 0)
+    assert of("R2") == ({*parse_moves("R R'")}, 1)
+    assert of("U D'") == ({*parse_moves("U D'")}, 1)
+    assert of("U2 D") == ({*parse_moves("U U' D")}, 2)
+
+
+@pytest.mark.parametrize("seed", [2, 4])
+def test_a_per_child_network_is_asked_once_per_expanded_node_and_the_search_still_solves(
+    commands, perimeter, monkeypatch, seed
+):
+    rng = np.random.default_rng(seed)
+    scramble = [m for c in rng.integers(0, len(commands.moves), 5) for m in commands.moves[c]]
+    cube = from_cubie(cube_after(scramble))
+    expanded: list[int] = []
+    expand = RigSearch.expand
+
+    def counted(run, popped):
+        expanded.extend(popped.tolist())
+        expand(run, popped)
+
+    monkeypatch.setattr(RigSearch, "expand", counted)
+    per_child = ChildrenOf(misplaced)
+    moves = rig_search(cube, commands, perimeter, per_child, budget_s=30.0)
+    assert moves is not None and apply_moves_cubie(cube_after(scramble), moves).is_solved()
+    assert RIG.planned_s(moves) <= RIG.planned_s(inverse_moves(scramble)) + 1e-9
+    assert len(set(expanded)) < len(expanded)  # some nodes were requeued
+    assert sum(per_child.calls) == len(set(expanded))  # a requeued node's second pop asks nothing
+    plain = rig_search(cube, commands, perimeter, misplaced, budget_s=30.0)
+    assert plain is not None and RIG.planned_s(plain) <= RIG.planned_s(inverse_moves(scramble)) + 1e-9

@@ -25,7 +25,6 @@ given input always gives the same answer.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,14 +35,11 @@ from ..puzzles.cube.cubie import CubieCube
 from .closed import EMPTY, ClosedSet
 from .open_list import OpenList
 from .perimeter import OUTSIDE, Perimeter, shorten
+from .tree import ChildEstimates, Nodes, OutOfTime, estimate_in_chunks
 
 DEFAULT_WEIGHT = 0.3  # chosen with bench/cube3_sweep.py on random states of its own seed (see docs/solver.md)
 DEFAULT_BATCH = 1000
 DEFAULT_BUDGET_S = 1.0  # the one time budget of the daemon, the CLI and solver.solve (a config may raise it)
-# States per network call: bounds its memory and how late a budget is noticed. The first layer sums 20
-# embedding rows per state through a chunk x 20 x 384 array; at 256 states that stays nearer the caches,
-# and 12,288 states took 25% less time than in chunks of 1,024 on one thread, 12% less on two.
-EVAL_CHUNK = 256
 # With a per-child network a popped node's children are estimated before it is expanded, which gives its own
 # estimate as 1 + its best child's: one step deeper than the one it was queued with, at no extra cost.
 DEFAULT_REQUEUE = 0.5
@@ -60,71 +56,21 @@ class SearchResult:
     budget_exhausted: bool
 
 
-class _Nodes:
-    """Growing arrays of the search tree: state, cost so far, parent and the move that led here."""
-
-    def __init__(self, slots: int, capacity: int = 1 << 14):
-        self.states = np.zeros((capacity, slots), dtype=np.uint8)
-        self.g = np.zeros(capacity, dtype=np.int32)
-        self.parent = np.full(capacity, -1, dtype=np.int64)
-        self.move = np.full(capacity, -1, dtype=np.int16)
-        self.h = np.zeros(capacity, dtype=np.float32)  # the estimate the node was queued with
-        self.count = 0
-
-    def add(self, states: np.ndarray, g: np.ndarray, parent: np.ndarray, move: np.ndarray) -> np.ndarray:
-        n = len(states)
-        while self.count + n > len(self.g):
-            self._grow()
-        ids = np.arange(self.count, self.count + n)
-        self.states[ids], self.g[ids], self.parent[ids], self.move[ids] = states, g, parent, move
-        self.count += n
-        return ids
-
-    def _grow(self) -> None:
-        for name in ("states", "g", "parent", "move", "h"):
-            old = getattr(self, name)
-            new = np.empty((2 * len(old),) + old.shape[1:], dtype=old.dtype)
-            new[: len(old)] = old
-            setattr(self, name, new)
-
-    def path(self, node: int) -> list[int]:
-        moves = []
-        while self.parent[node] >= 0:
-            moves.append(int(self.move[node]))
-            node = int(self.parent[node])
-        return moves[::-1]
-
-
-def estimate_in_chunks(heuristic, states: np.ndarray, time_is_up: Callable[[], bool] | None = None) -> np.ndarray:
-    """``heuristic(states)`` in calls of at most ``EVAL_CHUNK`` states: the memory the network holds
-    for a call grows with the call (about 58 kB a state). With ``time_is_up``, each call is made only while
-    it says no (else ``_OutOfTime``)."""
-    parts = []
-    for low in range(0, len(states), EVAL_CHUNK):
-        if time_is_up is not None and time_is_up():
-            raise _OutOfTime
-        parts.append(heuristic(states[low : low + EVAL_CHUNK]))
-    return np.concatenate(parts) if parts else heuristic(states[:0])
-
-
-class _OutOfTime(Exception):
-    """The time budget ran out in the middle of an iteration."""
-
-
 class _Search:
     """One search's tree, open list and best candidate solution."""
 
     def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None, requeue=None):
         self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
         self.requeue = requeue  # see ``search``
-        self.evaluated: dict[int, np.ndarray] = {}  # requeued nodes' child estimates, until they are expanded
         self.stop = stop  # a threading.Event another thread may set to end the search early
         self.puzzle = Puzzle.cube3()
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
-        self.nodes = _Nodes(self.puzzle.slots)
+        self.nodes = Nodes(self.puzzle.slots)
         self.closed = ClosedSet()
         self.open = OpenList()
+        per_child = getattr(heuristic, "per_child", False)
+        self.children = ChildEstimates(self.nodes, heuristic.children, self.time_is_up) if per_child else None
         self.best: tuple[int, list[int]] | None = None  # (length, moves) of the best candidate
 
     def goal_distance(self, states: np.ndarray) -> np.ndarray:
@@ -147,7 +93,7 @@ class _Search:
         if outside.any():
             h = np.maximum(self.estimate(states[outside]) if h is None else h[outside], self.floor)
             self.nodes.h[ids[outside]] = h
-            self.open.push(self.weight * g[outside] + h, ids[outside])
+            self.open.push(self.priority(ids[outside], h), ids[outside])
 
     def time_is_up(self) -> bool:
         """The time budget is spent, or another thread asked the search to stop."""
@@ -165,9 +111,14 @@ class _Search:
             self.best = (length, self.nodes.path(node) + tail)
 
     def expand(self, popped: np.ndarray) -> None:
-        child_h = self.child_estimates(popped)
-        if child_h is not None and self.requeue is not None:
-            popped, child_h = self._requeue_underestimated(popped, child_h)
+        child_h = None
+        if self.children is not None:
+            child_h = self.children.of(popped)
+            if self.requeue is not None:
+                own = np.maximum(1.0 + child_h.min(axis=1), self.floor)
+                popped, child_h = self.children.requeue_underestimated(
+                    popped, child_h, own, self.requeue, self.open, self.priority
+                )
         children = apply_all_moves(self.puzzle, self.nodes.states[popped], self.puzzle.quarter_turns)
         children = children.reshape(-1, self.puzzle.slots)
         parents = np.repeat(popped, len(self.turns))
@@ -178,31 +129,9 @@ class _Search:
             h = None if child_h is None else child_h.reshape(-1)[fresh]
             self.add(children[fresh], child_g[fresh], parents[fresh], moves[fresh], h)
 
-    def child_estimates(self, popped: np.ndarray) -> np.ndarray | None:
-        """(len(popped), 12) estimates of the children from one evaluation of the parents, where the
-        heuristic gives them (a per-child network); None otherwise. A requeued node is not evaluated again."""
-        if not getattr(self.heuristic, "per_child", False):
-            return None
-        known = self.nodes.h[popped] < 0  # popped before: requeued (see _requeue_underestimated)
-        out = np.empty((len(popped), len(self.turns)), dtype=np.float32)
-        out[~known] = estimate_in_chunks(self.heuristic.children, self.nodes.states[popped[~known]], self.time_is_up)
-        for k in np.flatnonzero(known).tolist():
-            out[k] = self.evaluated.pop(int(popped[k]))
-        return out
-
-    def _requeue_underestimated(self, popped: np.ndarray, child_h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Put back the popped nodes whose own estimate, 1 + their best child's, exceeds the estimate they
-        were queued with by more than ``requeue``, queued with it now; (the others, their child estimates).
-        A node is put back at most once: its next pop expands it."""
-        own = np.maximum(1.0 + child_h.min(axis=1), self.floor)
-        first_pop = self.nodes.h[popped] >= 0
-        back = first_pop & (own > self.nodes.h[popped] + self.requeue)
-        self.nodes.h[popped] = -1.0  # popped once
-        if back.any():
-            nodes = popped[back]
-            self.evaluated.update(zip(nodes.tolist(), child_h[back]))
-            self.open.push(self.weight * self.nodes.g[nodes] + own[back], nodes)
-        return popped[~back], child_h[~back]
+    def priority(self, nodes: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """f of open nodes with the estimates ``h``."""
+        return self.weight * self.nodes.g[nodes] + h
 
 
 def _check(weight: float, batch: int, budget_s: float, max_nodes: int, requeue: float | None) -> None:
@@ -252,7 +181,7 @@ def search(
                 break
             run.expand(run.open.pop(batch))
             iterations += 1
-    except _OutOfTime:
+    except OutOfTime:
         exhausted = True
     moves = run.best[1] if run.best else []
     if perimeter is not None:
@@ -262,7 +191,7 @@ def search(
     )
 
 
-def _merge_duplicates(children, parents, child_g, moves, nodes: _Nodes, closed: ClosedSet) -> np.ndarray:
+def _merge_duplicates(children, parents, child_g, moves, nodes: Nodes, closed: ClosedSet) -> np.ndarray:
     """The indices of the children never seen before, entered in ``closed`` under the node ids they will
     get (the next ones, in order); a node seen before and now reached more cheaply takes the first of its
     cheapest new parents."""

@@ -120,6 +120,12 @@ class OpenList:
             merged = merged.take(slice(None, self.refill))
         self.front, self.start = merged, 0
 
+    def lowest(self) -> float:
+        """The lowest f queued (the list must not be empty)."""
+        if self.start == len(self.front):
+            self.front, self.start = self.back.take_lowest(self.refill), 0
+        return float(self.front.f[self.start])
+
     def pop(self, batch: int) -> np.ndarray:
         """The ids of up to ``batch`` open entries with the lowest f, removed."""
         parts = []

@@ -13,18 +13,17 @@ tens of milliseconds.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import time
 from collections.abc import Callable
 
 import numpy as np
 
-from ..puzzles.cube.batch import from_cubie, state_key_bytes
+from ..puzzles.cube.batch import Puzzle, from_cubie, state_key_bytes
 from ..puzzles.cube.cubie import CubieCube
-from .astar import estimate_in_chunks
+from .open_list import OpenList
 from .rig_metric import NOT_WITHIN, Commands, RigPerimeter
 from .splice import Span, SplicedPlan, TailSearch
+from .tree import ChildEstimates, Nodes, estimate_in_chunks
 
 # An estimate in quarter turns becomes motor time at this many times the
 # rig's cheapest rate per quarter turn (a half-turn pair): near solved the
@@ -35,27 +34,35 @@ MIN_WINDOW = 4  # commands: the rig perimeter already holds the quickest way thr
 # ever (today's network); 5 answers at once but seldom finds better, and trying it too slows the sweep.
 WINDOWS = (7,)
 NOT_SEEN = float("inf")  # the motor time of a state not reached yet
+REQUEUE = 0.5  # quarter turns; see RigSearch
 
 
 class RigSearch:
-    """One search's tree and open list."""
+    """One search's tree and open list.
+
+    With a per-child network (``CostToGo.per_child``) a popped node is evaluated once, and its 12
+    quarter-turn children's estimates give every command's child one: exact for a quarter turn, and for a
+    command of k quarter turns the best of its first quarter turns' children less k - 1, a floor under a
+    consistent estimate. A node whose own estimate (1 + its best child's) then proves more than
+    ``REQUEUE`` quarter turns above the one it was queued with goes back into the open list once.
+    """
 
     def __init__(self, commands: Commands, perimeter: RigPerimeter, heuristic):
         self.commands, self.perimeter, self.heuristic = commands, perimeter, heuristic
-        quarter_turns = np.array([sum(2 if m % 3 == 1 else 1 for m in c) for c in commands.moves])
+        self.first_turns, self.more_turns = first_quarter_turns(commands)
+        quarter_turns = self.more_turns + 1
         self.ms_per_quarter = float((commands.ms / quarter_turns).min()) * ESTIMATE_SCALE
         self.floor_ms = (perimeter.depth + 1) * int(commands.ms.min())
-        self.states: list[np.ndarray] = []
-        self.parent: list[int] = []
-        self.command: list[int] = []
-        self.g: list[int] = []
-        self.axis: list[int] = []
+        self.nodes = Nodes(Puzzle.cube3().slots)
         self.seen: dict[bytes, int] = {}
-        self.open: list[tuple[float, int, int]] = []
-        self.tie = itertools.count()
+        self.open = OpenList()
+        per_child = getattr(heuristic, "per_child", False)
+        self.children = ChildEstimates(self.nodes, heuristic.children) if per_child else None
         self.best: tuple[int, int, np.ndarray] | None = None  # (total ms, node, perimeter state)
 
-    def add(self, states: np.ndarray, parents: np.ndarray, commands: np.ndarray, g: np.ndarray) -> None:
+    def add(self, states: np.ndarray, parents: np.ndarray, commands: np.ndarray, g: np.ndarray, qt=None) -> None:
+        """Record the children not reached as cheaply before; ``qt``: their quarter-turn estimates where the
+        parents' evaluation gave them, else the network is asked here."""
         seen, fresh = self.seen, []
         for i, (key, cost) in enumerate(zip(state_key_bytes(states), g.tolist())):
             if seen.get(key, NOT_SEEN) > cost:
@@ -64,30 +71,60 @@ class RigSearch:
         if not fresh:
             return
         states, parents, commands, g = states[fresh], parents[fresh], commands[fresh], g[fresh]
-        first = len(self.g)
-        self.states.extend(states)
-        self.parent.extend(parents.tolist())
-        self.command.extend(commands.tolist())
-        self.g.extend(g.tolist())
-        self.axis.extend(np.where(commands >= 0, self.commands.axes[commands], -1).tolist())
+        ids = self.nodes.add(states, g, parents, commands)
         left = self.perimeter.lookup(states)
         inside = left != NOT_WITHIN
         for i in np.flatnonzero(inside).tolist():
             total = int(g[i] + left[i])
             if self.best is None or total < self.best[0]:
-                self.best = (total, first + i, states[i])
+                self.best = (total, int(ids[i]), states[i])
         outside = np.flatnonzero(~inside)
         if len(outside):
-            h = np.maximum(estimate_in_chunks(self.heuristic, states[outside]) * self.ms_per_quarter, self.floor_ms)
-            for i, f in zip(outside.tolist(), (g[outside] + h).tolist()):
-                heapq.heappush(self.open, (f, next(self.tie), first + i))
+            qt = estimate_in_chunks(self.heuristic, states[outside]) if qt is None else qt[fresh][outside]
+            h = np.maximum(qt * self.ms_per_quarter, self.floor_ms)
+            self.nodes.h[ids[outside]] = h
+            self.open.push(self.priority(ids[outside], h), ids[outside])
+
+    def expand(self, popped: np.ndarray) -> None:
+        child_qt = None
+        if self.children is not None:
+            child_qt = self.children.of(popped)
+            own = np.maximum((1.0 + child_qt.min(axis=1)) * self.ms_per_quarter, self.floor_ms)
+            margin = REQUEUE * self.ms_per_quarter
+            popped, child_qt = self.children.requeue_underestimated(
+                popped, child_qt, own, margin, self.open, self.priority
+            )
+        nodes = self.nodes
+        last_axes = np.where(nodes.move[popped] >= 0, self.commands.axes[nodes.move[popped]], -1).astype(np.int8)
+        parent, command, children = self.commands.expand(nodes.states[popped], last_axes)
+        qt = None
+        if child_qt is not None:
+            starts = np.where(self.first_turns[command], child_qt[parent], -np.inf).max(axis=1)
+            qt = starts - self.more_turns[command]
+        g = nodes.g[popped[parent]].astype(np.int64) + self.commands.ms[command]
+        self.add(children, popped[parent], command, g, qt)
+
+    def priority(self, nodes: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """f of open nodes with the estimates ``h`` (ms)."""
+        return self.nodes.g[nodes] + h
 
     def path(self, node: int) -> list[int]:
-        commands = []
-        while self.parent[node] >= 0:
-            commands.append(self.command[node])
-            node = self.parent[node]
-        return [m for c in reversed(commands) for m in self.commands.moves[c]]
+        return [m for c in self.nodes.path(node) for m in self.commands.moves[c]]
+
+
+def first_quarter_turns(commands: Commands) -> tuple[np.ndarray, np.ndarray]:
+    """(commands, 12) bool: the quarter turns (in ``Puzzle.quarter_turns`` order) a command can begin
+    with, its faces commuting and a half turn begun either way; (commands,): its quarter turns less one."""
+    quarter_turns = Puzzle.cube3().quarter_turns
+    first = np.zeros((len(commands.moves), len(quarter_turns)), dtype=bool)
+    more = np.zeros(len(commands.moves), dtype=np.int64)
+    for c, moves in enumerate(commands.moves):
+        for move in moves:
+            half = move % 3 == 1
+            for turn in (move - 1, move + 1) if half else (move,):
+                first[c, quarter_turns.index(turn)] = True
+            more[c] += 2 if half else 1
+    return first, more - 1
 
 
 def rig_search(
@@ -102,15 +139,10 @@ def rig_search(
     deadline = time.perf_counter() + budget_s
     run = RigSearch(commands, perimeter, heuristic)
     run.add(state[None], np.full(1, -1), np.full(1, -1), np.zeros(1, np.int64))
-    while run.open and time.perf_counter() < deadline:
-        if run.best is not None and run.open[0][0] >= run.best[0]:
+    while len(run.open) and time.perf_counter() < deadline:
+        if run.best is not None and run.open.lowest() >= run.best[0]:
             break
-        popped = [heapq.heappop(run.open)[2] for _ in range(min(batch, len(run.open)))]
-        nodes = np.array(popped)
-        rows = np.array([run.states[n] for n in popped])
-        parent, command, children = commands.expand(rows, np.array([run.axis[n] for n in popped], np.int8))
-        g = np.array(run.g, dtype=np.int64)[nodes[parent]] + commands.ms[command]
-        run.add(children, nodes[parent], command, g)
+        run.expand(run.open.pop(batch))
     if run.best is None:
         return None
     tail = perimeter.finish(run.best[2])
