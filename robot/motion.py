@@ -24,6 +24,16 @@ cannot (a Marlin or grblHAL rig has no home switches; grblHAL switches its
 drivers itself) is a ``RobotError`` that says why. Motors switched off are
 switched on again by the next run or jog.
 
+An emergency stop refuses every move until the next operation starts:
+whoever starts one (a run, a jog, a rig action: ``robot.run.Runner``; a
+script driving the motion itself) calls ``arm()`` first, and each entry
+point (``run_plan``, ``run_feed``, ``jog``, ``home``, ``set_motors``,
+``reconnect``, ``ready``) raises ``Stopped`` while the stop stands. An entry
+point never clears it itself: a Stop pressed just before it ran would be
+forgotten, its latched fault cleared and the plan carried out. A stop that
+lands while ``ready`` clears a latched fault (or opens a new session) is
+sent again rather than cleared with it.
+
 ``run_feed`` executes a plan that may still change ahead of the rig (a
 3x3x3 solution the solvers are still improving, ``robot.live_plan``): it
 takes commands one at a time and keeps only ``FEED_AHEAD_S`` of motor time
@@ -99,6 +109,40 @@ class MotionOverLink:
         except LinkError as error:
             raise RobotError(f"could not {what}: {describe_fault(error)}") from None
 
+    def arm(self) -> None:
+        """A new operation (run, jog, rig action) starts: an earlier emergency stop no longer refuses moves."""
+        self._stopping.clear()
+
+    def ready(self) -> None:
+        """Make the link usable for a new plan: reconnect after a reset or silence, clear a latched fault,
+        switch the motors on; ``Stopped`` after an emergency stop (until ``arm``), moving nothing."""
+        self._refuse_if_stopped()
+        self._ready()
+
+    def _ready(self) -> None:
+        raise NotImplementedError
+
+    def _refuse_if_stopped(self) -> None:
+        """``Stopped`` after an emergency stop, until the next operation starts (``arm``)."""
+        if self._stopping.is_set():
+            raise Stopped("emergency stop")
+
+    def _clear_fault(self, device: str) -> None:
+        """Clear the link's latched fault (an emergency stop or a lost host turned the drivers off)."""
+        try:
+            self.link.clear()
+        except LinkError as error:
+            raise RobotError(f"{device}: could not clear the fault: {error}") from None
+        self.motors_on = False
+        self._stop_again_if_stopped()
+
+    def _stop_again_if_stopped(self) -> None:
+        """After the link dropped its latched faults (``clear``, a new session): an emergency stop that came
+        meanwhile may have been dropped with them, so it is sent again and nothing moves."""
+        if self._stopping.is_set():
+            self.estop()
+            raise Stopped("emergency stop")
+
     def estop(self) -> None:
         self._stopping.set()
         self.motors_on = False  # every controller switches its drivers (servos) off, or halts
@@ -131,6 +175,7 @@ class LinkMotion(MotionOverLink):
             info = self.link.connect()
         except LinkError as error:
             raise RobotError(f"serial link: {error}") from None
+        self._stop_again_if_stopped()
         missing = sorted(set(self.motors.values()) - set(info["motors"]))
         if missing:
             raise RobotError(
@@ -169,9 +214,7 @@ class LinkMotion(MotionOverLink):
             self._wait(motion, "set the motors up")
         self.device_direction = rig.stepper is not None
 
-    def ready(self) -> None:
-        """Make the link usable for a new plan: reconnect after a reset or silence, clear a latched fault,
-        switch the motors on."""
+    def _ready(self) -> None:
         self._usable()
         if not self.motors_on:
             self._enable()
@@ -181,14 +224,9 @@ class LinkMotion(MotionOverLink):
         if not status["connected"] or status.get("halted"):
             self.connect()  # a halted Marlin listens again only after a reset: reopening the port does it
         elif status["fault"] is not None:
-            try:
-                self.link.clear()
-            except LinkError as error:
-                raise RobotError(f"serial link: could not clear the fault: {error}") from None
-            self.motors_on = False  # an emergency stop or a lost host turned the drivers off
+            self._clear_fault("serial link")
 
     def run_plan(self, plan: Sequence[MotorCommand], on_done: Callable[[int], None]) -> None:
-        self._stopping.clear()
         self.ready()
         with self._plan_errors():
             if self.follow is not None:
@@ -206,7 +244,6 @@ class LinkMotion(MotionOverLink):
     def run_feed(self, take: Callable[[], MotorCommand | None], on_done: Callable[[int], None]) -> None:
         """Like ``run_plan`` for a plan that may change ahead of the rig: ``take`` gives the next command
         (None: the plan is done), and is called only while less than ``FEED_AHEAD_S`` is queued."""
-        self._stopping.clear()
         self.ready()
         with self._plan_errors():
             if self.follow is not None:
@@ -262,7 +299,6 @@ class LinkMotion(MotionOverLink):
     def home(self) -> str:
         """HOME for every motor (robotd's own firmware: against its home switches, if the board has any)."""
         self._able("home")
-        self._stopping.clear()
         self.ready()
         self._wait(self.link.home(), "home the motors")
         return (
@@ -273,10 +309,10 @@ class LinkMotion(MotionOverLink):
     def set_motors(self, enabled: bool) -> str:
         """Energise the drivers, or switch them off so that the faces turn by hand."""
         self._able("motors")
-        self._stopping.clear()
         if enabled:
             self.ready()
             return "the drivers hold the faces"
+        self._refuse_if_stopped()
         self._usable()
         self._wait(self.link.disable(), "switch the motors off")
         self.motors_on = False
@@ -284,7 +320,7 @@ class LinkMotion(MotionOverLink):
 
     def reconnect(self) -> str:
         """A new session on the link (the port opened again if it was lost), then motors on and homed."""
-        self._stopping.clear()
+        self._refuse_if_stopped()
         info = self.connect()
         firmware = info.get("firmware") or "unknown firmware"
         return f"a new session with {firmware} on {info['port']}; motors on"

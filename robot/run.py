@@ -15,6 +15,14 @@ builder checking the rig, and ``rig_action`` does one of the motion's rig
 actions (home, motors on/off, reconnect). Neither is a run: they get no run
 id and no history row, only a ``jog`` or ``rig`` event. Runs, jogs and rig
 actions exclude each other, and a stop halts any of them.
+
+A stop is never forgotten by the motion starting: the runner ``arm``s the
+motion once, as it starts a run, jog or rig action (before anything checks
+its stop flag), and from an e-stop on the motion refuses to move
+(``Stopped``) until the next one starts. So a Stop pressed after the worker
+last looked at the flag, but before the motion began, still ends the run
+without a turn; and a reconnect or motors-on from the dashboard after a
+stop starts a new operation, so it is not refused.
 """
 
 from __future__ import annotations
@@ -77,6 +85,9 @@ class Scanner(Protocol):
 
 class Motion(Protocol):
     # Any: the steps of the rig this motion drives (MotorCommand for six axes, RigStep for flip/spin)
+    def arm(self) -> None:
+        """A new operation (run, jog, rig action) starts: moves are allowed again until the next ``estop``."""
+
     def run_plan(self, plan: Sequence[Any], on_done: Callable[[int], None]) -> None: ...
 
     def estop(self) -> None: ...
@@ -161,6 +172,7 @@ class Runner:
             if self.jogging is not None:
                 raise RobotError(f"{self._doing} is in progress: start the run once it has ended")
             self._stop.clear()
+            self.motion.arm()
             self.run_id = self.history.start_run(mode=mode)
             self.progress = {"started_at": time.time(), "steps": {}}
             self._set_phase("scanning")
@@ -264,6 +276,7 @@ class Runner:
             if self.jogging is not None:
                 raise RobotError(f"{self._doing} is in progress: wait until it has ended")
             self._stop.clear()
+            self.motion.arm()
             self.jogging, self._doing = label, doing
 
     def _on_step_worker(self, call: Callable, doing: str, timeout_s: float):
@@ -414,7 +427,7 @@ class Runner:
 
     def _execute(self, run_id: int, state: str, solution: solver.Solution, plan: Sequence[PlannedStep]) -> None:
         """Execute ``plan``; a 3x3x3 on a motion that takes a plan as it goes is refined meanwhile."""
-        self._raise_if_stopped()  # a stop before the motion begins: the motion's start would clear its e-stop
+        self._raise_if_stopped()  # a stop before the motion begins (the motion would refuse it too)
         run_feed = getattr(self.motion, "run_feed", None)
         if run_feed is None or len(state) != 54 or not isinstance(self.rig, SixAxisRig):
             self.motion.run_plan(plan, lambda i: self._executed(run_id, plan, i))

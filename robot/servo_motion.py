@@ -70,6 +70,7 @@ class ServoMotion(MotionOverLink):
             info = self.link.connect()
         except LinkError as error:
             raise RobotError(f"servo controller: {error}") from None
+        self._stop_again_if_stopped()
         for servo in self.servos.values():
             self._wait(self.link.set_speed(servo.channel, servo.speed), "set the servo speed")
             self._wait(self.link.set_accel(servo.channel, servo.accel), "set the servo acceleration")
@@ -82,24 +83,21 @@ class ServoMotion(MotionOverLink):
         self.spinner, self.cover, self.motors_on = spinner, OPEN, True
         self.rig.reset(Pose(self.rig.pose.orientation, spinner, OPEN))
 
-    def ready(self) -> None:
-        """Make the servos usable: reconnect after a reset or silence, clear an e-stop and re-seat them,
-        and re-seat them after they were switched off."""
+    def _ready(self) -> None:
+        """Reconnect after a reset or silence, clear an e-stop and re-seat the servos, and re-seat them after
+        they were switched off."""
         status = self.link.status()
         if not status["connected"]:
             self.connect()
             return
         if status["fault"] is not None:
-            try:
-                self.link.clear()
-            except LinkError as error:
-                raise RobotError(f"servo controller: could not clear the fault: {error}") from None
-            self.motors_on = False
+            self._clear_fault("servo controller")
         if not self.motors_on:
             self._to_known_place(self.spinner)
 
     def do(self, ops: Sequence[Op]) -> None:
         """Carry out ops one by one; raises ``Stopped`` after an emergency stop, ``RobotError`` on a fault."""
+        self._refuse_if_stopped()
         try:
             for op in ops:
                 self._op(op)
@@ -131,7 +129,6 @@ class ServoMotion(MotionOverLink):
             self.follow.moved(done)
 
     def run_plan(self, plan: Sequence, on_done: Callable[[int], None]) -> None:
-        self._stopping.clear()
         self.ready()
         for index, step in enumerate(plan):
             self.do(step.ops)
@@ -142,7 +139,6 @@ class ServoMotion(MotionOverLink):
         op = JOG_OPS.get(command.strip())
         if op is None:
             raise RobotError(f"jog {command!r}: not an op of the flip/spin rig; give one of {', '.join(JOG_OPS)}")
-        self._stopping.clear()
         self.ready()
         self._check_jog(op)
         before = Pose(self.rig.pose.orientation, self.spinner, self.cover)
@@ -170,7 +166,6 @@ class ServoMotion(MotionOverLink):
 
     def home(self) -> str:
         """Cover open, base back at its home end-point: the ops that get there, tracked like a jog's."""
-        self._stopping.clear()
         self.ready()
         ops = ([Op("release")] if self.cover == HOLD else []) + ([Op("spin", -self.spinner)] if self.spinner else [])
         pose = Pose(self.rig.pose.orientation, self.spinner, self.cover)
@@ -183,7 +178,6 @@ class ServoMotion(MotionOverLink):
 
     def set_motors(self, enabled: bool) -> str:
         """Both servos off (no pulses), or back on at a known place (cover open, base where it was)."""
-        self._stopping.clear()
         self.ready()
         if enabled:
             return "cover open, base at its last end-point"
@@ -197,7 +191,7 @@ class ServoMotion(MotionOverLink):
 
     def reconnect(self) -> str:
         """A new session with the Maestro, then the servos to a known place."""
-        self._stopping.clear()
+        self._refuse_if_stopped()
         info = self.connect()
         return f"a new session with the Maestro ({info.get('channels', '?')} channels) on {info['port']}; servos on"
 

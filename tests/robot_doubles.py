@@ -50,7 +50,8 @@ servo_us_per_ms = 40.0
 
 
 class VirtualRig:
-    """Holds a cube; ``scan`` reads it, ``run_plan`` turns it, ``estop`` halts within one poll."""
+    """Holds a cube; ``scan`` reads it, ``run_plan`` turns it, ``estop`` halts within one poll and refuses every
+    move until ``arm`` (a new operation), as ``LinkMotion`` does."""
 
     def __init__(self, state, turn_s=0.0, scan_failures=0):
         self.state, self.turn_s, self.scan_failures = state, turn_s, scan_failures
@@ -63,8 +64,12 @@ class VirtualRig:
             raise ValueError("stickers F3, R1 in doubt: red or orange")
         return ScanResult(self.state, [1.0] * len(self.state))
 
-    def run_plan(self, plan, on_done):
+    def arm(self):
         self.halted.clear()
+
+    def run_plan(self, plan, on_done):
+        if self.halted.is_set():
+            raise Stopped("emergency stop")
         for index, command in enumerate(plan):
             if self.halted.wait(self.turn_s):
                 raise Stopped("emergency stop")
@@ -89,7 +94,6 @@ class ActingRig(VirtualRig):
         return [action for action in ("home", "motors", "reconnect") if action not in self.cannot]
 
     def home(self):
-        self.halted.clear()
         if self.halted.wait(self.turn_s):
             raise Stopped("emergency stop")
         self.done.append("home")

@@ -348,6 +348,9 @@ class HeldMotion:
         self.started, self.release, self.halted = threading.Event(), threading.Event(), threading.Event()
         self.jogged = []
 
+    def arm(self):
+        self.halted.clear()
+
     def jog(self, command):
         self.started.set()
         while not self.release.wait(0.005):

@@ -373,6 +373,7 @@ def test_link_motion_without_stepper_sends_no_motor(sims, tmp_path):
         motion.run_plan(rig.plan(parse_moves("U R")), lambda i: None)
         motion.estop()
         time.sleep(0.05)
+        motion.arm()  # a new operation: the stop no longer refuses it
         motion.run_plan(rig.plan(parse_moves("R'")), lambda i: None)  # clears, re-enables the drivers
     finally:
         link.close()

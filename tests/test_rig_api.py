@@ -120,6 +120,10 @@ def test_stop_halts_a_rig_action_and_another_waits_for_it(tmp_path):
         assert stop["jogging"] == "home"
         assert replies["home"].status_code == 400 and replies["home"].json()["detail"].startswith("stopped: ")
         assert daemon.runner.jogging is None and daemon.runner.motion.done == []
+        daemon.runner.motion.turn_s = 0.0
+        for path, body, _ in reversed(ACTIONS):  # the recovery after a stop is not refused for it
+            assert client.post(path, json=body).status_code == 200
+        assert daemon.runner.motion.done == [action for _, _, action in reversed(ACTIONS)]
     daemon.close()
 
 
