@@ -176,3 +176,19 @@ def test_a_stop_request_ends_the_search_as_a_spent_budget():
     cube = to_cubie(random_states(PUZZLE, 1, np.random.default_rng(6))[0])
     result = search(cube, zero_heuristic, budget_s=60, stop=stop)
     assert not result.found and result.budget_exhausted and result.iterations == 0
+
+
+def test_a_finished_search_frees_its_tree_without_waiting_for_the_garbage_collector():
+    """No reference cycle through the search: its arrays (hundreds of MB on a hard cube) go when it returns."""
+    import gc
+
+    import solver.search.astar as astar
+
+    gc.collect()
+    gc.disable()
+    try:
+        for cube in scrambles(6, 2, 9):
+            search(cube, ChildrenOf(misplaced), weight=0.5, batch=200, budget_s=30)
+        assert not [o for o in gc.get_objects() if isinstance(o, astar._Search)]
+    finally:
+        gc.enable()

@@ -25,6 +25,7 @@ given input always gives the same answer.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,9 +61,11 @@ class _Search:
     """One search's tree, open list and best candidate solution."""
 
     def __init__(self, heuristic, perimeter: Perimeter | None, weight: float, deadline: float, stop=None, requeue=None):
-        self.heuristic, self.perimeter, self.weight, self.deadline = heuristic, perimeter, weight, deadline
+        self.heuristic, self.perimeter, self.weight = heuristic, perimeter, weight
+        # A function of its own, not a method: ChildEstimates keeps it, and a bound method would make a
+        # reference cycle that keeps a finished search's arrays alive until the next full collection.
+        self.time_is_up = _time_check(deadline, stop)
         self.requeue = requeue  # see ``search``
-        self.stop = stop  # a threading.Event another thread may set to end the search early
         self.puzzle = Puzzle.cube3()
         self.turns = np.array([self.puzzle.moves[k] for k in self.puzzle.quarter_turns], dtype=np.int16)
         self.floor = perimeter.depth + 1 if perimeter else 1  # least distance of a state outside
@@ -94,10 +97,6 @@ class _Search:
             h = np.maximum(self.estimate(states[outside]) if h is None else h[outside], self.floor)
             self.nodes.h[ids[outside]] = h
             self.open.push(self.priority(ids[outside], h), ids[outside])
-
-    def time_is_up(self) -> bool:
-        """The time budget is spent, or another thread asked the search to stop."""
-        return time.perf_counter() > self.deadline or (self.stop is not None and self.stop.is_set())
 
     def estimate(self, states: np.ndarray) -> np.ndarray:
         """The heuristic in chunks (``estimate_in_chunks``), each only while time is left."""
@@ -132,6 +131,16 @@ class _Search:
     def priority(self, nodes: np.ndarray, h: np.ndarray) -> np.ndarray:
         """f of open nodes with the estimates ``h``."""
         return self.weight * self.nodes.g[nodes] + h
+
+
+def _time_check(deadline: float, stop) -> Callable[[], bool]:
+    """Whether the time budget is spent, or another thread asked the search to stop (``stop``, a
+    threading.Event, may be None)."""
+
+    def time_is_up() -> bool:
+        return time.perf_counter() > deadline or (stop is not None and stop.is_set())
+
+    return time_is_up
 
 
 def _check(weight: float, batch: int, budget_s: float, max_nodes: int, requeue: float | None) -> None:

@@ -30,8 +30,9 @@ from .tree import ChildEstimates, Nodes, estimate_in_chunks
 # network is close to exact, and real solutions pair few turns.
 ESTIMATE_SCALE = 1.4
 MIN_WINDOW = 4  # commands: the rig perimeter already holds the quickest way through three
-# Commands per window. Through 7 the search answers within 0.3 s about two times in three, through 9 hardly
-# ever (today's network); 5 answers at once but seldom finds better, and trying it too slows the sweep.
+# Commands per window. Through 7 the search answers within 0.3 s nine times in ten (median 0.07 s), through
+# 8 seven in ten and through 9 one in nine (today's network, windows of two-phase's first answers; see
+# docs/solver.md); 5 answers at once but seldom finds better, and trying 8 as well found no more.
 WINDOWS = (7,)
 NOT_SEEN = float("inf")  # the motor time of a state not reached yet
 REQUEUE = 0.5  # quarter turns; see RigSearch

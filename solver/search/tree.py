@@ -103,6 +103,6 @@ class ChildEstimates:
         self.nodes.h[popped] = -1.0
         if back.any():
             nodes = popped[back]
-            self.kept.update(zip(nodes.tolist(), child_h[back]))
+            self.kept.update(zip(nodes.tolist(), child_h[back].copy()))  # not views that hold all of child_h
             open_list.push(priority(nodes, own[back]), nodes)
         return popped[~back], child_h[~back]
