@@ -371,10 +371,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     rates = {k: getattr(args, k) for k in ("drop", "corrupt", "duplicate", "delay", "noise", "delay_ms")}
@@ -410,7 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     except (LinkError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C, printing the summary
+    # Ctrl-C and SIGTERM only set a flag: a KeyboardInterrupt raised while ``sim.info()`` held the simulator's
+    # lock could leave it held, and the summary below would then wait for it forever.
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
     print(path, flush=True)
     print(
         f"simulated {args.rig} firmware on {path} (boot id {sim.info()['boot_id']}); Ctrl-C to stop",
@@ -418,10 +418,8 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     try:
-        while sim.info()["closed"] is False:
-            time.sleep(0.2)
-    except KeyboardInterrupt:
-        pass
+        while not stopping.wait(0.2) and sim.info()["closed"] is False:
+            pass
     finally:
         info = sim.info()
         sim.stop()
