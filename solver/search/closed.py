@@ -70,22 +70,6 @@ class ClosedSet:
             pending = pending[~(won | match)]
         return seen, holder, slots
 
-    def _insert(self, hashes: np.ndarray, keys: np.ndarray, ids: np.ndarray) -> None:
-        """Enter keys known to be absent (and distinct) under ``ids``."""
-        slots, pending, mask = hash_bits(hashes, self.bits), np.arange(len(keys)), (1 << self.bits) - 1
-        while len(pending):
-            at = slots[pending]
-            free = self.ids[at] == EMPTY
-            # Of the keys wanting one free slot, the one whose claim stays written takes it.
-            claims = _CLAIMED - pending[free]
-            self.ids[at[free]] = claims
-            won = np.zeros(len(pending), dtype=bool)
-            won[free] = self.ids[at[free]] == claims
-            self.keys[at[won]], self.ids[at[won]] = keys[pending[won]], ids[pending[won]]
-            slots[pending[~won]] = (at[~won] + 1) & mask
-            pending = pending[~won]
-        self.count += len(keys)
-
     def _grow_for(self, more: int) -> None:
         if 2 * (self.count + more) <= len(self.ids):
             return
@@ -100,9 +84,8 @@ class ClosedSet:
     def _rehash(self, keys: np.ndarray, ids: np.ndarray) -> None:
         """Enter distinct keys into the empty table at once: sorted by home slot, each takes the first slot
         at or after its home not taken by the keys before it, a running maximum; the few that would run past
-        the end wrap round through ``_insert``."""
-        hashes = key_hashes(keys)
-        homes = hash_bits(hashes, self.bits)
+        the end wrap round through ``_probe`` (absent and distinct, each claims a slot of its own)."""
+        homes = hash_bits(key_hashes(keys), self.bits)
         order = np.argsort(homes, kind="stable")
         homes, rank = homes[order], np.arange(len(order))
         slots = rank + np.maximum.accumulate(homes - rank) if len(order) else homes
@@ -111,4 +94,6 @@ class ClosedSet:
         self.keys[slots[inside]], self.ids[slots[inside]] = keys[placed], ids[placed]
         self.count = len(placed)
         wrapped = order[~inside]
-        self._insert(hashes[wrapped], keys[wrapped], ids[wrapped])
+        _, _, slot = self._probe(keys[wrapped])
+        self.ids[slot] = ids[wrapped]
+        self.count += len(wrapped)

@@ -122,16 +122,19 @@ class OpenList:
 
     def lowest(self) -> float:
         """The lowest f queued (the list must not be empty)."""
-        if self.start == len(self.front):
-            self.front, self.start = self.back.take_lowest(self.refill), 0
+        self._refill_if_dry(self.refill)
         return float(self.front.f[self.start])
+
+    def _refill_if_dry(self, count: int) -> None:
+        """A front popped to its end takes the lowest ``count`` entries of the back."""
+        if self.start == len(self.front):
+            self.front, self.start = self.back.take_lowest(count), 0
 
     def pop(self, batch: int) -> np.ndarray:
         """The ids of up to ``batch`` open entries with the lowest f, removed."""
         parts = []
         while batch > 0 and len(self):
-            if self.start == len(self.front):
-                self.front, self.start = self.back.take_lowest(max(self.refill, batch)), 0
+            self._refill_if_dry(max(self.refill, batch))
             end = min(self.start + batch, len(self.front))
             parts.append(self.front.ids[self.start : end])
             batch -= end - self.start
