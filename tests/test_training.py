@@ -9,7 +9,7 @@ pytest.importorskip("onnx")
 from solver.learning.training.__main__ import main  # noqa: E402
 from solver.learning.training.checkpoint import load_checkpoint  # noqa: E402
 from solver.learning.training.data import DeviceCube, HardPool, bellman_targets, greedy_rollout  # noqa: E402
-from solver.learning.training.distill import Distiller  # noqa: E402
+from solver.learning.training.distill import Distiller, DistillRecipe, student_from  # noqa: E402
 from solver.learning.training.distributed import resolve_device  # noqa: E402
 from solver.learning.training.export import export  # noqa: E402
 from solver.learning.training.model import CostToGo  # noqa: E402
@@ -181,9 +181,40 @@ def test_distilled_per_child_network_round_trip(tmp_path):
     assert model(rows)[0] == 0 and np.allclose(model(rows)[1:], 1 + expected[1:].min(axis=1), atol=1e-4)
 
 
+def test_a_smaller_student_learns_from_a_per_child_teacher(tmp_path):
+    value_checkpoint, child_checkpoint, checkpoint = tmp_path / "value.pt", tmp_path / "child.pt", tmp_path / "small.pt"
+    Trainer(value_checkpoint, Recipe(width=16, blocks=2, batch=32, mining_states=8, mining_steps=3), False).run(
+        hours=1, steps=1
+    )
+    first = Distiller(child_checkpoint, value_checkpoint, False, {"batch": 32, "held_out": 64})
+    first.step()
+    first.save()
+    student = Distiller(checkpoint, child_checkpoint, False, {"batch": 32, "held_out": 64, "blocks": 1})
+    assert (student.recipe.width, student.recipe.blocks) == (16, 1)
+    teacher_net = load_checkpoint(child_checkpoint)["net"]
+    own = student.net.state_dict()  # one block fewer: every weight it has is the teacher's
+    assert all(torch.equal(own[name], teacher_net[name]) for name in own)
+    cube = DeviceCube()
+    states = cube.tensor(scrambled(1, 20, 6))
+    targets = student.teacher.children(states)  # one call per state, 0 for the child that solves
+    solves = cube.is_solved(cube.apply_all(states).view(-1, 20)).view(-1, 12)
+    estimates = torch.from_numpy(student.teacher.network.children(states.numpy()))
+    assert (targets[solves] == 0).all() and torch.equal(targets[~solves], estimates[~solves])
+    assert np.isfinite([student.step() for _ in range(2)]).all()
+    student.save()
+    export(checkpoint, tmp_path, quantize=False)
+    card = load_model(str(tmp_path)).card
+    assert card["blocks"] == 1 and card["training"]["teacher"]["checkpoint"] == "child.pt"
+    narrow = student_from(teacher_net, DistillRecipe(width=8, blocks=1))  # nothing of the teacher's fits
+    assert narrow(states).shape == (20, 12)
+    with pytest.raises(SystemExit):
+        main(["distill", "--hours", "1", "--resume", "--width", "8", "--teacher", str(child_checkpoint),
+              "--checkpoint", str(checkpoint)])  # fmt: skip
+
+
 def test_cli_distill_needs_a_teacher(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(
             ["distill", "--hours", "1", "--teacher", str(tmp_path / "none.pt"), "--checkpoint", str(tmp_path / "c.pt")]
         )
-    assert "no value network checkpoint" in capsys.readouterr().err
+    assert "no teacher checkpoint" in capsys.readouterr().err

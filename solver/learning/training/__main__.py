@@ -33,10 +33,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, help="override the recipe's states per step and process")
     p.add_argument("--teacher-decay", type=float, help="override the recipe's teacher EMA decay")
     p.add_argument("--learning-rate", type=float, help="override the recipe's learning rate")
-    p = sub.add_parser("distill", help="a per-child network from the value network, on the CPU (see distill.py)")
+    p = sub.add_parser("distill", help="a per-child network from a trained network, on the CPU (see distill.py)")
     p.add_argument("--hours", type=float, required=True)
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint")
-    p.add_argument("--teacher", type=Path, default=MODELS / "cube3-checkpoint.pt", help="the value network")
+    p.add_argument(
+        "--teacher", type=Path, default=MODELS / "cube3-checkpoint.pt", help="a value or per-child network's checkpoint"
+    )
+    p.add_argument("--width", type=int, help="the student's width (default: the teacher's)")
+    p.add_argument("--blocks", type=int, help="the student's residual blocks (default: the teacher's)")
     p.add_argument("--checkpoint", type=Path, default=MODELS / "cube3-child-checkpoint.pt")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     p.add_argument("--learning-rate", type=float, help="override the recipe's learning rate")
@@ -116,14 +120,17 @@ def _distill(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.hours <= 0:
         parser.error("--hours must be positive")
     if not args.teacher.exists():
-        parser.error(f"no value network checkpoint at {args.teacher}: train one first")
+        parser.error(f"no teacher checkpoint at {args.teacher}: train (or distill) one first")
     if args.resume and not args.checkpoint.exists():
         parser.error(f"--resume: no checkpoint at {args.checkpoint}")
+    if args.resume and any(getattr(args, k) is not None for k in SHAPE):
+        parser.error("--width and --blocks are fixed by the checkpoint: leave them out with --resume")
     if not args.resume and args.checkpoint.exists():
         parser.error(f"{args.checkpoint} exists: pass --resume to continue it, or move it away")
     if args.threads:
         torch.set_num_threads(args.threads)
-    overrides = {"learning_rate": args.learning_rate} if args.learning_rate is not None else {}
+    changes = {k: getattr(args, k) for k in ("learning_rate", *SHAPE)}
+    overrides = {k: v for k, v in changes.items() if v is not None}
     Distiller(args.checkpoint, args.teacher, args.resume, overrides).run(args.hours)
     return 0
 

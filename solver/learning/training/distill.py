@@ -1,12 +1,15 @@
-"""Distillation of a value network into a per-child network: one call estimates all 12 children of a state.
+"""Distillation into a per-child network: one call estimates all 12 children of a state.
 
 Neural A* evaluates every new child it generates: about nine network evaluations per expanded node, most of
 its time. A network that, given a state, estimates the cost to go after each of its 12 quarter turns
 needs one evaluation per expanded node instead (Q* search: Agostinelli et al., "Q* Search: Heuristic Search
-with Deep Q-Networks", 2024). It is trained here by distillation on the CPU: the targets are the trained value
+with Deep Q-Networks", 2024). It is trained here by distillation on the CPU: the targets are a trained
 network's estimates of the 12 children (int8, as robotd runs it), on the value training's own data (random
-scrambles of uniformly random depth). The student starts from the teacher's weights, its 12 outputs all
-from the teacher's one, so it starts as "every child costs what the parent costs" and learns the difference.
+scrambles of uniformly random depth). The teacher is a value network (12 calls per state) or a per-child
+network (one call per state), and the student may have another shape, e.g. a smaller network for a Pi
+core taught by a larger one. The student starts with every teacher weight whose name and shape it shares;
+from a value network of its shape, its 12 outputs all from the teacher's one, so it starts as "every child
+costs what the parent costs" and learns the difference.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from .model import CHILD_COST, CostToGo
 
 @dataclass
 class DistillRecipe:
-    width: int = 384  # fixed by the teacher
+    width: int = 384  # the student's shape: the teacher's unless a new run asks for another
     blocks: int = 2
     batch: int = 1000
     max_depth: int = 30
@@ -56,19 +59,34 @@ class Teacher:
     def children(self, states: torch.Tensor) -> torch.Tensor:
         """(N, 12) float32: the teacher's estimate of each quarter-turn child, 0 for a solved one."""
         kids = self.cube.apply_all(states).view(-1, SLOTS)
-        return torch.from_numpy(self.network(kids.numpy())).view(len(states), MOVES)
+        if not self.network.per_child:  # a value network: one call per child
+            return torch.from_numpy(self.network(kids.numpy())).view(len(states), MOVES)
+        estimates = torch.from_numpy(self.network.children(states.numpy()))  # one call per state
+        return torch.where(self.cube.is_solved(kids).view(len(states), MOVES), 0.0, estimates)
 
     def describe(self) -> dict:
-        return {"checkpoint": self.checkpoint.name, "sha256": self.card["sha256"], "training": self.card["training"]}
+        card = self.card
+        return {
+            "checkpoint": self.checkpoint.name,
+            "sha256": card["sha256"],
+            "output": card["output"]["name"],
+            "architecture": card["architecture"],
+            "training": card["training"],
+        }
 
 
 def student_from(teacher_net: dict, recipe: DistillRecipe) -> CostToGo:
-    """A per-child network holding the teacher's weights, each of its 12 outputs the teacher's one."""
+    """A per-child network of the recipe's shape holding every teacher weight of the same name and shape (all of
+    them where the shapes agree); a value network's one output is copied to each of the 12, so a student of its
+    shape starts as "each child costs what its parent costs". Weights the teacher lacks start as torch's."""
     net = CostToGo(recipe.width, recipe.blocks, outputs=MOVES)
-    net.load_state_dict({k: v for k, v in teacher_net.items() if not k.startswith("out.")}, strict=False)
-    with torch.no_grad():
-        net.out.weight.copy_(teacher_net["out.weight"].expand(MOVES, -1))
-        net.out.bias.copy_(teacher_net["out.bias"].expand(MOVES))
+    own = net.state_dict()
+    for name, weight in teacher_net.items():
+        if name.startswith("out.") and weight.shape[0] == 1:
+            weight = weight.expand(MOVES, *weight.shape[1:])
+        if name in own and own[name].shape == weight.shape:
+            own[name] = weight.clone()
+    net.load_state_dict(own)
     return net
 
 
@@ -78,9 +96,10 @@ class Distiller:
     def __init__(self, checkpoint: Path, teacher_checkpoint: Path, resume: bool, overrides: dict | None = None):
         self.checkpoint = checkpoint
         saved = load_checkpoint(checkpoint) if resume else None
-        self.recipe = replace(DistillRecipe(**saved["recipe"]) if saved else DistillRecipe(), **(overrides or {}))
         teacher_state = load_checkpoint(teacher_checkpoint)
-        self.recipe = replace(self.recipe, **{k: teacher_state["recipe"][k] for k in ("width", "blocks")})
+        shape = {k: teacher_state["recipe"][k] for k in ("width", "blocks")}  # a new student's, unless overridden
+        recipe = DistillRecipe(**saved["recipe"]) if saved else DistillRecipe(**shape)
+        self.recipe = replace(recipe, **(overrides or {}))
         self.teacher = Teacher(teacher_checkpoint)
         self.net = student_from(teacher_state["net"], self.recipe)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.recipe.learning_rate)

@@ -109,9 +109,11 @@ def _value_iteration(state: dict) -> dict:
 
 def _distillation(state: dict) -> dict:
     recipe = state["recipe"]
+    teacher = "per-child network" if state["teacher"].get("output") == "child_cost" else "value network"
     return {
-        "method": "distilled from the value network below (its int8 export): the targets are its estimates "
-        "of the 12 quarter-turn children of each state; started from its weights; mean squared error, Adam",
+        "method": f"distilled from the {teacher} below (its int8 export): the targets are its estimates "
+        "of the 12 quarter-turn children of each state; started from its weights where the shapes agree; "
+        "mean squared error, Adam",
         "data": f"random scrambles of uniformly random depth 0..{recipe['max_depth']} quarter turns, "
         f"batch {recipe['batch']}",
         **_run_record(state),
