@@ -264,6 +264,7 @@ def test_work_positions_and_more_axes(rig):
 def test_a_garbled_line_is_found_and_sent_again(rig, find, replace, why):
     sim, link = rig()
     ready(link)
+    resets_before = len(sim.estop_times())  # connect() resets a board whose banner comes late (a busy machine)
     sim.mangle_next(find, replace)
     link.plan([("U", 1), ("R", 1), ("F", 2)])[-1].wait(5)
     assert sim.cube == apply(SOLVED, "U R F2")
@@ -272,7 +273,7 @@ def test_a_garbled_line_is_found_and_sent_again(rig, find, replace, why):
     if why == "error":
         assert sim.info()["errors"] == [2] and counters["line_errors"] == 1
     if why == "runaway":
-        assert counters["runaways"] == 1 and len(sim.estop_times()) == 1
+        assert counters["runaways"] == 1 and len(sim.estop_times()) - resets_before == 1
 
 
 def test_a_refused_line_is_a_fault(rig):
