@@ -227,6 +227,17 @@ def test_a_board_that_does_not_reset_on_open_is_soft_reset(rig):
     assert sim.cube == apply(SOLVED, "R")
 
 
+def test_a_board_booting_past_the_banner_wait_answers_the_handshakes_reset_late_and_connects(rig):
+    # It resets on open, boots for longer than connect() waits for a banner, and takes the 0x18 that connect()
+    # then sends as it boots: its boot banner ends the handshake, and the 0x18's banner follows 0.25 s later,
+    # in the middle of the set-up, whose lines it loses. That is the handshake's own reset, not a board reset.
+    sim, link = rig({"classic": True, "boot_ms": 700, "hears_while_booting": True})
+    assert ready(link)["firmware"] == "Grbl 1.1q"
+    assert len(sim.estop_times()) == 1 and link.status()["healthy"]
+    link.turn("R", 1).wait(2)
+    assert sim.cube == apply(SOLVED, "R")
+
+
 def test_what_is_not_a_usable_grbl_board_fails_the_handshake(rig):
     sim, link = rig({"axis_count": 4, "axes": {"U": "X", "R": "Y", "F": "Z", "D": "A"}})
     with pytest.raises(HandshakeError, match=r"the board has 4 axes \(XYZA\) and robotd needs one per face, 6"):

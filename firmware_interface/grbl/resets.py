@@ -33,6 +33,7 @@ class Resets:
         self.sent: deque[float] = deque()  # our soft resets whose banner has not come yet
         self.hello: Future | None = None  # connect() waits for a banner
         self.banner_at: float | None = None
+        self.handshake_reset_at: float | None = None  # the last 0x18 connect() sent for want of a banner
         self.next_reset = 0.0
         self.estop: PendingEstop | None = None
 
@@ -65,6 +66,8 @@ class Resets:
         if self.hello is not None:
             self.banner_at = now
             return
+        if not ours and self.late_handshake_answer(now):
+            return  # lines sent before it are lost, and sent again when no reply comes (GrblSession.tick)
         if not ours:
             if not session.dead:
                 session.fail(
@@ -118,8 +121,16 @@ class Resets:
     # ------------------------------------------------------------ connect() and estop()
 
     def begin_handshake(self, hello: Future, now: float) -> None:
-        self.hello, self.banner_at = hello, None
+        self.hello, self.banner_at, self.handshake_reset_at = hello, None, None
         self.next_reset = now + self.session.timing.banner_wait
+
+    def late_handshake_answer(self, now: float) -> bool:
+        """Is a banner after the handshake, still in connect(), the answer to the handshake's own 0x18? A board
+        that resets on open but boots later than ``banner_wait`` (a slow bootloader, a busy host) gets that 0x18
+        while booting: its boot banner ends the handshake and took the 0x18's place, and the 0x18's own banner
+        follows within ``reset_banner``."""
+        sent_at = self.handshake_reset_at
+        return self.session.connecting and sent_at is not None and now - sent_at <= self.session.timing.reset_banner
 
     def handshake_tick(self, now: float) -> None:
         timing = self.session.timing
@@ -130,7 +141,7 @@ class Resets:
                 self.session.busy_since = now
         elif now >= self.next_reset:
             self.soft_reset(now)  # no banner: the board did not reset on open
-            self.next_reset = now + timing.sync_interval
+            self.handshake_reset_at, self.next_reset = now, now + timing.sync_interval
 
     def begin_estop(self, future: Future, now: float) -> None:
         session = self.session

@@ -19,6 +19,12 @@ vanishes), except 0x18: the simulated wire never resets the board, since
 a reset by line noise is a board reset, which ``reset()`` and
 ``reset_after`` test. Device faults ``reset_after``, ``silent_after`` and
 ``close_after`` count finished moves.
+
+A board that resets on open boots for ``boot_ms``, deaf; with
+``hears_while_booting`` the real-time bytes that reach it meanwhile act
+once its banner is out (as stock grbl under simavr, whose receive
+interrupt runs before it prints the banner): a 0x18 sent while it boots
+brings a second banner.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ class SimulatedGrbl(PtyBoard):
         hold_ms: float = 10.0,
         reset_on_open: bool = True,
         boot_ms: float = 0.0,
+        hears_while_booting: bool = False,
         start_locked: bool = False,
         report_wpos: bool = False,
         classic: bool = False,
@@ -74,6 +81,8 @@ class SimulatedGrbl(PtyBoard):
         self.units_per_quarter = units_per_quarter
         self._quarter_steps = motor_steps(steps_per_quarter, self._face)
         self.reset_on_open, self.boot_s = reset_on_open, boot_ms / 1000
+        self.hears_while_booting = hears_while_booting
+        self._heard_booting: list[bytes] = []  # real-time bytes that act once the banner is out
         self._cube = VirtualCube(state)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -186,6 +195,7 @@ class SimulatedGrbl(PtyBoard):
         self._framing.clear()
         self._wire.clear()
         self.machine.power_on()
+        self._heard_booting.clear()
         self._booting_until = now + self.boot_s
         self._pending_banner = True  # printed once booted and someone listens
 
@@ -221,10 +231,15 @@ class SimulatedGrbl(PtyBoard):
         if awake and self._pending_banner:
             self._pending_banner = False
             self.machine.welcome()
+            for data in self._heard_booting:
+                self.machine.receive(data, now)
+            self._heard_booting.clear()
         while self._wire and self._wire[0][0] <= now:
             _, data, from_host = self._wire.popleft()
             if awake:  # a booting or hung board hears nothing
                 self.machine.receive(data, now, resets=from_host)
+            elif from_host and self.hears_while_booting and not self._silent:
+                self._heard_booting.append(data)
         if awake:
             self.machine.advance(now)
         out = self._to_host.take(now)
