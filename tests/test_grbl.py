@@ -37,6 +37,7 @@ from firmware_interface.marlin.link import MarlinLink
 from firmware_interface.marlin.simulator import SimulatedMarlin
 from firmware_interface.stock_firmware import missing_stock, stock_board
 from line_rigs import FEED, SOLVED, estop_mid_move, ready, rigs
+from robot_doubles import wait_for
 from solver import apply
 
 # ---------------------------------------------------------------- codec
@@ -499,6 +500,7 @@ def test_the_simulator_answers_as_the_stock_binary_does(grbl):
         assert raw.send("$X\n", 2) == ["[MSG:Caution: Unlocked]", "ok"]
         assert raw.send("G1 Y-10\n", 1) == ["error:22"]  # the reset forgot the feed rate
         assert raw.send("G1 Y-50 F300\n", 1) == ["ok"]  # ten seconds, cut short by a reset: locked
+        wait_for(lambda: raw.send("?", 1)[0].startswith("<Run|"), timeout_s=2)  # ok is planned, not yet moving
         assert raw.send("\x18", 4, timeout=2.0) == ["ALARM:3", *reset]
         assert raw.send("$X\n", 2) == ["[MSG:Caution: Unlocked]", "ok"]
         grbl.board.reset()  # power off and on: homing on ($22=1) locks it from the start
