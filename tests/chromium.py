@@ -2,9 +2,11 @@
 
 Launching Chromium takes a second or more, so the browser tests share one
 (each test still opens its own context and page). It is closed as soon as
-the next test module has no browser test: playwright's sync API keeps its
-event loop marked as running in the main thread while it is open, and a
-test that runs its own loop there (``asyncio.run``) would fail.
+the next test this process runs has no use for it (``close_unless_next_uses``,
+called after each test with the runner's own next item, so it holds in each
+pytest-xdist worker too): playwright's sync API keeps its event loop marked as
+running in the main thread while it is open, and a test that runs its own loop
+there (``asyncio.run``) would fail.
 """
 
 from __future__ import annotations
@@ -48,12 +50,8 @@ class SharedChromium:
                 playwright.stop()
 
 
-def next_module_uses(request, fixture: str) -> bool:
-    """Whether the test module that runs after ``request``'s (a module-scoped fixture's request) has a test
-    using ``fixture``."""
-    items, module = request.session.items, request.module
-    last = max(index for index, item in enumerate(items) if item.module is module)
-    if last + 1 == len(items):
-        return False
-    following = items[last + 1].module
-    return any(fixture in item.fixturenames for item in items if item.module is following)
+def close_unless_next_uses(shared: SharedChromium, nextitem, fixture: str) -> None:
+    """Close ``shared`` unless ``nextitem`` (the test this process runs next; None after its last) uses
+    ``fixture``."""
+    if nextitem is None or fixture not in getattr(nextitem, "fixturenames", ()):
+        shared.close()

@@ -7,7 +7,7 @@ import pytest
 
 import devices
 import processes
-from chromium import SharedChromium, next_module_uses
+from chromium import SharedChromium, close_unless_next_uses
 from firmware_interface import RigLink
 
 
@@ -106,10 +106,21 @@ def connect():
 CHROMIUM = SharedChromium()
 
 
-@pytest.fixture(scope="module")
-def browser(request):
-    """Headless Chromium, shared by the browser tests of neighbouring modules (tests/chromium.py): each test
+@pytest.fixture(scope="session")
+def shared_chromium():
+    """The one Chromium (tests/chromium.py), closed at the latest when the session's fixtures are torn down:
+    before the check for processes left behind, which was set up first."""
+    yield CHROMIUM
+    CHROMIUM.close()
+
+
+@pytest.fixture
+def browser(shared_chromium):
+    """Headless Chromium, shared by the browser tests that run one after another (tests/chromium.py): each test
     opens its own context. Skips with the reason when playwright or a Chromium binary is missing."""
-    yield CHROMIUM.get()
-    if not next_module_uses(request, "browser"):
-        CHROMIUM.close()
+    return shared_chromium.get()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures, its pages and contexts, are torn down
+def pytest_runtest_teardown(item, nextitem):
+    close_unless_next_uses(CHROMIUM, nextitem, "browser")
