@@ -57,7 +57,7 @@ def fresh_loops(monkeypatch, tmp_path):
     monkeypatch.setenv("ROBOTD_CACHE_DIR", str(tmp_path))
 
     def forget():
-        native._loaded.cache_clear()
+        native.COMPILED.forget()
         ida.native_tables.cache_clear()
 
     forget()
@@ -86,7 +86,7 @@ def test_compiled_once_into_the_cache_and_loaded_from_it(fresh_loops, tmp_path):
     assert native.library() is not None
     built = list(tmp_path.glob("twophase-ida-*.so"))
     assert len(built) == 1 and str(built[0]) in native.status()
-    native._loaded.cache_clear()
+    native.COMPILED.forget()
     stamp = built[0].stat().st_mtime_ns
     assert native.library() is not None and built[0].stat().st_mtime_ns == stamp  # not compiled again
 

@@ -3,31 +3,23 @@
 The same search as ``ida.ViewSearch`` (same tables, move order and pruning,
 so the same solutions when the clock does not cut it short), about a
 hundred times quicker per node: what two-phase finds in its first 0.05 s
-decides the robot's first commands. ``ida.c`` is compiled once with the
-system compiler (``$CC``, else ``cc``) into the table cache, next to the
-pruning tables, and loaded with ctypes. Without a compiler the search runs
-in Python as before, and ``status()`` says why.
+decides the robot's first commands. ``ida.c`` is compiled once into the
+table cache (``solver.compiled``). Without a compiler, or with
+``ROBOTD_TWO_PHASE_NATIVE=0``, the search runs in Python as before, and
+``status()`` says why.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import platform
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from ...tables.cache import cache_dir
+from ...compiled import CompiledSource
 
 SOURCE = Path(__file__).with_name("ida.c")
-COMPILE_TIMEOUT_S = 60
 Offer = Callable[[list[int]], int]  # a solution's moves -> the most moves one still worth finding may have, -1: stop
 OFFER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int8), ctypes.c_int)
 _P32, _P8, _PU8 = ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int8), ctypes.POINTER(ctypes.c_uint8)
@@ -121,51 +113,14 @@ class NativeTables:
         return result == 0
 
 
-def _library_path() -> Path:
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-    return cache_dir() / f"twophase-ida-{digest}-{platform.machine()}.so"
-
-
-def _compile(target: Path) -> str | None:
-    """Compile ``ida.c`` into ``target`` (atomically); None, or why it could not be."""
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if not compiler:
-        return "no C compiler found (install gcc, or set $CC)"
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        os.close(fd)
-        command = [compiler, "-O2", "-std=c99", "-shared", "-fPIC", "-o", tmp, str(SOURCE)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-        if done.returncode != 0:
-            os.unlink(tmp)
-            return f"{compiler} failed on {SOURCE.name}: {done.stderr.strip()[:300]}"
-        os.replace(tmp, target)
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"could not compile {SOURCE.name} into {target.parent}: {error}"
-    return None
-
-
-@cache
-def _loaded() -> tuple[ctypes.CDLL | None, str]:
-    if os.environ.get("ROBOTD_TWO_PHASE_NATIVE", "1") == "0":
-        return None, "turned off by ROBOTD_TWO_PHASE_NATIVE=0"
-    target = _library_path()
-    if not target.exists():
-        problem = _compile(target)
-        if problem is not None:
-            return None, problem
-    try:
-        return ctypes.CDLL(str(target)), f"compiled ({target})"
-    except OSError as error:
-        return None, f"could not load {target}: {error}"
+COMPILED = CompiledSource(SOURCE, "twophase-ida", "ROBOTD_TWO_PHASE_NATIVE")
 
 
 def library() -> ctypes.CDLL | None:
     """The compiled search loops, compiled on first use; None where they cannot be (see ``status``)."""
-    return _loaded()[0]
+    return COMPILED.library()
 
 
 def status() -> str:
     """Which search loops two-phase runs: compiled, or why not."""
-    return _loaded()[1]
+    return COMPILED.status()
