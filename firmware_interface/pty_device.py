@@ -16,6 +16,7 @@ import tty
 from collections.abc import Callable
 
 MAX_BACKLOG = 1 << 16  # bytes kept for a host that does not read; more is dropped as on a USB CDC port
+OPEN_SETTLE_S = 0.05  # see PtyBoard._host_settled
 
 
 def open_pty() -> tuple[int, str]:
@@ -80,6 +81,7 @@ class PtyBoard:
     _closed: bool
     _silent: bool
     _attached: bool
+    _opened_at = 0.0  # when a host last opened the port (``_host_attached``)
 
     board_name = "simulated board"
     cycle_s = 0.0005  # the thread's pause between cycles
@@ -141,7 +143,15 @@ class PtyBoard:
         events = select.poll()
         events.register(self._master, select.POLLIN)
         attached = not any(ev & select.POLLHUP for _, ev in events.poll(0))
-        if attached and not self._attached and boot is not None:
-            boot(now)
+        if attached and not self._attached:
+            self._opened_at = now
+            if boot is not None:
+                boot(now)
         self._attached = attached
         return attached
+
+    def _host_settled(self, now: float) -> bool:
+        """Has the host had ``OPEN_SETTLE_S`` since it opened the port? The simulated boards serve it only from
+        then on: pyserial's open() flushes the input it finds, and a banner written before that flush was lost
+        (a raw port's first read got nothing, once in a CI run at two test workers)."""
+        return now >= self._opened_at + OPEN_SETTLE_S

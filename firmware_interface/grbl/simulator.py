@@ -44,9 +44,6 @@ from .eeprom import STEPS
 from .machine import GrblMachine
 
 _MAX_LINE = 256  # junk this long with no line end is passed on as it is
-# A banner held for the host is printed this long after the port opens: pyserial's open() flushes the input
-# it finds, and a banner written before that flush was lost (a raw port's boot() read nothing, once in a CI run)
-OPEN_SETTLE_S = 0.05
 
 
 class SimulatedGrbl(PtyBoard):
@@ -97,7 +94,6 @@ class SimulatedGrbl(PtyBoard):
         self.path: str | None = None
         self._thread: threading.Thread | None = None
         self._attached = self._silent = self._closed = False
-        self._opened_at = 0.0  # when the host last opened the port
         self._inbuf, self._framing, self._outbuf = bytearray(), bytearray(), bytearray()
         self._wire: deque[tuple[float, bytes, bool]] = deque()  # (due, bytes, real-time byte from the host)
         self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> motion)
@@ -228,14 +224,11 @@ class SimulatedGrbl(PtyBoard):
     # ------------------------------------------------------------ the thread and the pty
 
     def _cycle(self, now: float) -> None:
-        was_attached = self._attached
-        if not self._host_attached(now, self._boot if self.reset_on_open else None):
+        if not self._host_attached(now, self._boot if self.reset_on_open else None) or not self._host_settled(now):
             return
-        if not was_attached:
-            self._opened_at = now
         awake = not self._silent and now >= self._booting_until
         self._read(now)
-        if awake and self._pending_banner and now >= self._opened_at + OPEN_SETTLE_S:
+        if awake and self._pending_banner:
             self._pending_banner = False
             self.machine.welcome()
             for data in self._heard_booting:
