@@ -289,6 +289,17 @@ def _log_two_phase_loops() -> None:
         log.warning("two-phase search runs in Python, several times slower per answer: %s", native.status())
 
 
+def _log_closed_set_loops() -> None:
+    """Compile (first time on a machine) or load the neural A*'s closed-set loops now, not within the budget
+    of the first search, and say which it runs."""
+    from solver.search import closed
+
+    if closed.COMPILED.library() is not None:
+        log.info("neural A* closed set: %s", closed.COMPILED.status())
+    else:
+        log.info("neural A* closed set probes in numpy: %s", closed.COMPILED.status())
+
+
 def warm_up_solvers(settings) -> None:
     """Load the solver tables and the network, and run the network once, so that no run pays for it."""
     from solver.puzzles.pocket import model
@@ -301,6 +312,7 @@ def warm_up_solvers(settings) -> None:
     if settings.solve_fallback == "two-phase":
         _log_two_phase_loops()
     load_model().warm_up(EVAL_CHUNK)
+    _log_closed_set_loops()
     perimeter = DEFAULT_DEPTH if settings.solve_perimeter is None else settings.solve_perimeter
     if perimeter:
         load_perimeter(perimeter)
