@@ -66,9 +66,9 @@ class Resets:
         if self.hello is not None:
             self.banner_at = now
             return
-        if not ours and self.late_handshake_answer(now):
-            return  # lines sent before it are lost, and sent again when no reply comes (GrblSession.tick)
         if not ours:
+            if self.late_handshake_answer(now):
+                return  # lines sent before it are lost, and sent again when no reply comes (GrblSession.tick)
             if not session.dead:
                 session.fail(
                     DeviceReset(
