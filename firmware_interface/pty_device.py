@@ -16,7 +16,7 @@ import tty
 from collections.abc import Callable
 
 MAX_BACKLOG = 1 << 16  # bytes kept for a host that does not read; more is dropped as on a USB CDC port
-OPEN_SETTLE_S = 0.05  # see PtyBoard._host_settled
+OPEN_SETTLE_S = 0.05  # see PtyBoard._host_attached
 
 
 def open_pty() -> tuple[int, str]:
@@ -137,7 +137,10 @@ class PtyBoard:
         raise NotImplementedError
 
     def _host_attached(self, now: float, boot: Callable[[float], None] | None) -> bool:
-        """Does a host hold the port open? ``boot(now)`` runs as one attaches (a board that resets on open)."""
+        """Has a host held the port open for ``OPEN_SETTLE_S``? ``boot(now)`` runs as one attaches (a board that
+        resets on open). The board serves the host only from then on: pyserial's open() flushes the input it
+        finds, and a banner written before that flush was lost (a raw port's first read got nothing, once in a
+        CI run at two test workers)."""
         if self._master is None:  # closed; the loop sees _closed next
             return False
         events = select.poll()
@@ -148,10 +151,4 @@ class PtyBoard:
             if boot is not None:
                 boot(now)
         self._attached = attached
-        return attached
-
-    def _host_settled(self, now: float) -> bool:
-        """Has the host had ``OPEN_SETTLE_S`` since it opened the port? The simulated boards serve it only from
-        then on: pyserial's open() flushes the input it finds, and a banner written before that flush was lost
-        (a raw port's first read got nothing, once in a CI run at two test workers)."""
-        return now >= self._opened_at + OPEN_SETTLE_S
+        return attached and now >= self._opened_at + OPEN_SETTLE_S

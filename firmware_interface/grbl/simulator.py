@@ -224,7 +224,7 @@ class SimulatedGrbl(PtyBoard):
     # ------------------------------------------------------------ the thread and the pty
 
     def _cycle(self, now: float) -> None:
-        if not self._host_attached(now, self._boot if self.reset_on_open else None) or not self._host_settled(now):
+        if not self._host_attached(now, self._boot if self.reset_on_open else None):
             return
         awake = not self._silent and now >= self._booting_until
         self._read(now)

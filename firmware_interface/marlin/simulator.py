@@ -182,7 +182,7 @@ class SimulatedMarlin(PtyBoard):
     # ------------------------------------------------------------ the thread and the pty
 
     def _cycle(self, now: float) -> None:
-        if not self._host_attached(now, self._boot if self.reset_on_open else None) or not self._host_settled(now):
+        if not self._host_attached(now, self._boot if self.reset_on_open else None):
             return
         self._read(now)
         delivered = self._to_device.take(now)
