@@ -4,8 +4,9 @@ A query is: flush whatever input is waiting (late or duplicated replies of earli
 the command, read exactly the reply's bytes with a timeout, and accept them only when they are
 plausible and nothing else arrived with them (extra bytes mean a stale reply or noise came first:
 which bytes are ours cannot be told, so the query is asked again). ``read_twice`` asks until two
-replies in a row agree, for values a decision rests on. Nothing usable for ``silence`` seconds is
-``DeviceSilent``; a port that fails is ``PortError``.
+replies in a row agree, for values a decision rests on. Nothing usable for ``silence`` seconds, over
+at least ``MIN_TRIES`` tries, is ``DeviceSilent`` (a host stalled within one try must not blame the board
+for it); a port that fails is ``PortError``.
 
 Writes are whole packets under a lock, so an e-stop written from another thread lands between two
 of the worker's packets, never inside one; ``gate`` is called under that lock before every ordinary
@@ -28,6 +29,8 @@ from ..serial_port import open_serial
 from . import dialect as mp
 
 log = logging.getLogger(__name__)
+
+MIN_TRIES = 3  # tries a query gets before "silent", however long a busy host took over them
 
 _GONE: tuple[type[Exception], ...] = (serial.SerialException, OSError)
 try:
@@ -100,7 +103,7 @@ class MaestroPort:
             self._count_bad(reply, size, extra)
             if len(reply) == size:
                 self.last_reply = time.monotonic()
-            if time.monotonic() - started > silence:
+            if time.monotonic() - started > silence and tries >= MIN_TRIES:
                 got = "garbled replies" if self.last_reply >= started else "no reply"
                 raise DeviceSilent(f"{got} to {what} for {silence:g} s ({tries} tries)", port=self.port)
             self.counters["retries"] += 1
