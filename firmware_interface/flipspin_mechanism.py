@@ -27,6 +27,7 @@ The simulator calls ``servo_moved`` under its own lock; this class is not thread
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -207,14 +208,21 @@ class FlipSpinMechanism:
 
 class MechanismBoard:
     """What a simulated servo controller (Maestro, host-pulsed servos) shows of the mechanism its servos move:
-    the virtual cube, under the board's ``_lock``."""
+    the virtual cube, under the board's ``_lock``. The board's ``_advance(now)`` moves the horns up to ``now``
+    (under the lock)."""
 
     mechanism: FlipSpinMechanism | None
     _lock: Any
 
+    def _advance(self, now: float) -> None:
+        raise NotImplementedError
+
     @property
     def cube(self) -> str | None:
         with self._lock:
+            # Real horns keep turning while the simulator's thread waits for a busy machine's CPU: the cube
+            # is looked at as it stands now, not as the thread last left it.
+            self._advance(time.monotonic())
             return self.mechanism.cube if self.mechanism is not None else None
 
     def set_state(self, state: str) -> None:

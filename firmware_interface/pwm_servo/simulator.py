@@ -81,19 +81,22 @@ class SimulatedServoBoard(MechanismBoard):
     def advance(self, now: float) -> None:
         """Let the time up to ``now`` pass: read the pulses, move the horns, tell the mechanism."""
         with self._lock:
-            dt, self._last = max(0.0, now - self._last), now
-            pulses = self.pulses()
-            for channel, pulse in pulses.items():
-                if pulse != self._sent.get(channel):
-                    self.trains.append((now, channel, pulse))
-                    self._sent[channel] = pulse
-                if pulse is not None:
-                    self.horns[channel] = follow(self.horns[channel], pulse, self.slew, dt)
-            horns = {ch: (self.horns[ch] if pulses.get(ch) is not None else None) for ch in self.horns}
-            changed = {ch: h for ch, h in horns.items() if ch not in self._told or self._told[ch] != h}
-            if changed and self.mechanism is not None:
-                self.mechanism.servo_moved(changed, now)
-            self._told = horns
+            self._advance(now)
+
+    def _advance(self, now: float) -> None:
+        dt, self._last = max(0.0, now - self._last), now
+        pulses = self.pulses()
+        for channel, pulse in pulses.items():
+            if pulse != self._sent.get(channel):
+                self.trains.append((now, channel, pulse))
+                self._sent[channel] = pulse
+            if pulse is not None:
+                self.horns[channel] = follow(self.horns[channel], pulse, self.slew, dt)
+        horns = {ch: (self.horns[ch] if pulses.get(ch) is not None else None) for ch in self.horns}
+        changed = {ch: h for ch, h in horns.items() if ch not in self._told or self._told[ch] != h}
+        if changed and self.mechanism is not None:
+            self.mechanism.servo_moved(changed, now)
+        self._told = horns
 
     def train(self, channel: int) -> list[tuple[float, float | None]]:
         """(time, µs or None) of each change of one output's pulse."""
