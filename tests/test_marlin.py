@@ -12,6 +12,7 @@ import time
 import pytest
 
 from firmware_interface import DeviceFault, HandshakeError
+from firmware_interface.marlin import machine as marlin_machine
 from firmware_interface.marlin.dialect import (
     checksum,
     marker_command,
@@ -232,6 +233,20 @@ def test_after_a_quick_stop_marlin_runs_on_but_the_position_is_unknown(rig):
     link.home().wait(2)
     assert link.status()["position_known"] and link.status()["healthy"]
     assert sim.cube == apply(SOLVED, "L U")
+
+
+def test_a_slow_quick_stop_without_the_emergency_parser_is_waited_out(rig, monkeypatch):
+    """Without EMERGENCY_PARSER Marlin pauses for each M410 line twice (as it reads it, and as it runs it), and a
+    stop writes two lines: at 1.5 s a pause the board answers nothing for 6 s. clear() right after the stop
+    waits that out (silence counts from ``stop_recovery`` after the last M410) instead of calling it silent."""
+    monkeypatch.setattr(marlin_machine, "QUICK_STOP_S", 1.5)
+    sim, link = rig()
+    assert not ready(link)["emergency_parser"]
+    estop_mid_move(sim, link)
+    position = link.clear()
+    assert len(sim.estop_times()) == 4 and not position["position_known"]
+    link.home().wait(2)
+    assert link.status()["healthy"] and sim.cube == apply(SOLVED, "L")
 
 
 def test_a_kill_halts_marlin_until_reset(rig):

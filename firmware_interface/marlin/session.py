@@ -37,14 +37,17 @@ session makes of it:
   ``probe_after``, a new marker line goes after it (a probe, never a line
   sent before): Marlin answers it after what is ahead of it, or asks for a
   line it missed. ``M400`` waits say ``echo:busy: processing`` every 2 s;
-  nothing heard for ``silence`` (``busy_silence`` while an M400 waits, and
-  for ``stop_recovery`` after a stop) is ``DeviceSilent``.
+  nothing heard for ``silence`` (``busy_silence`` while an M400 waits) is
+  ``DeviceSilent``; after a stop, silence counts only from ``stop_recovery``
+  after the last ``M410`` written.
 * ``Error:`` other than a bad line is a ``DeviceFault`` (ERROR, or HALTED
   for kill()); ``start`` while connected is a ``DeviceReset``.
 * Stop (``begin_estop``): ``M410`` unnumbered, at once and again after
   ``estop_retry``; every line not proven to have run is cancelled. Marlin
-  keeps running but confirms nothing until its quick stop is over (1-3 s),
-  and the faces stopped wherever they were.
+  keeps running but confirms nothing until its quick stop is over: 1-2 s for
+  each ``M410`` line, twice that without EMERGENCY_PARSER (a line is acted on
+  as it is read and again as it runs), so about 4 s for the two. The faces
+  stopped wherever they were.
 """
 
 from __future__ import annotations
@@ -310,13 +313,14 @@ class MarlinSession:
         if self.hello is not None:
             self.hello_tick(now)
         if self.stop_again is not None and now >= self.stop_again:
-            self.stop_again = None
+            self.stop_again, self.stopped_at = None, now  # each M410 line starts Marlin's pause again
             self.send(STOP_LINE)
         self.pump(now)
         waiting = (*self.flying, *self.held)
         if not waiting or self.fault is not None:
             return
-        quiet = now - max(self.last_rx, min(line.sent_at for line in waiting))
+        recovered = self.stopped_at + self.timing.stop_recovery  # a board in a quick stop's pause answers nothing
+        quiet = now - max(self.last_rx, min(line.sent_at for line in waiting), recovered)
         if quiet > self.silence_limit(now):
             line = waiting[0]
             message = f"no reply for {quiet:.1f} s with line {line.n} ({line.text}) unanswered"
@@ -326,13 +330,11 @@ class MarlinSession:
 
     def probe(self, now: float, quiet: float) -> None:
         """A new marker after the lines that wait: Marlin answers it once it has run them, or asks for what it
-        missed. One per ``probe_after``; while Marlin may be busy with an M400 (or a stop) no more than
+        missed. One per ``probe_after``; while Marlin may be busy with an M400 no more than
         ``buffer`` lines of ours in flight, so that its 4-line queue keeps room for the stop."""
         if now - self.last_probe < self.timing.probe_after or self.hello is not None:
             return
-        busy = now - self.stopped_at < self.timing.stop_recovery or (
-            any(line.text == "M400" for line in self.flying) and quiet < self.timing.busy_silence / 2
-        )
+        busy = any(line.text == "M400" for line in self.flying) and quiet < self.timing.busy_silence / 2
         if busy and len(self.flying) >= max(self.buffer, 2):
             return
         self.last_probe = now
@@ -340,10 +342,7 @@ class MarlinSession:
         self.send_line(Line("", MARKER), now)
 
     def silence_limit(self, now: float) -> float:
-        """How long a quiet board is waited for: longer while an M400 waits (a keepalive may be lost) and after
-        a stop (Marlin runs nothing for 1-3 s)."""
-        if now - self.stopped_at < self.timing.stop_recovery:
-            return max(self.timing.busy_silence, self.timing.stop_recovery)
+        """How long a quiet board is waited for: longer while an M400 waits (a keepalive may be lost)."""
         if now - self.last_busy < self.timing.busy_silence or any(line.text == "M400" for line in self.flying):
             return self.timing.busy_silence
         return self.timing.silence
