@@ -20,6 +20,7 @@ from pathlib import Path
 
 from firmware_interface import ConfigError as LinkConfigError
 from vision import ScanError, ViewConfig, load_calibration, load_view_config, top_face_corners
+from vision.assignment import warm_up as warm_up_vision
 from vision.views import ViewsMissing
 
 from . import log_file, rig_only
@@ -333,6 +334,7 @@ def _wire(parts: Parts, mode: str, closers: list[Callable]) -> Built:
             raise
         log.warning("%s (robotd retries before each run)", error)
     warm_up_solvers(sections["run"])
+    warm_up_vision()
     refused = RefusedScans(parts.daemon.data_dir / "refused-scans", parts.daemon.keep_refused_scans, scanner.memory)
     runner = Runner(
         scanner,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from .assignment import assign
 from .judge import CLEAR_FIT_D2, STRONG_REPAIR_LOGP
 from .pieces import Solution, best_cube_without, fixed_facelets
 from .reader import MAX_PASSES, Reader, closest_colours, colour_separation, costs, log_likelihood
@@ -129,7 +129,7 @@ def cube_gap(reader: Reader, fit: Fit) -> float:
     for _ in range(MAX_PASSES):
         refs = reader.update(labels)
         cost, d2 = costs(reader.features, refs, reader.spread)
-        columns = linear_sum_assignment(cost[free][:, slots])[1]
+        columns = assign(cost[free][:, slots])[1]
         new = labels.copy()
         new[free] = slots[columns]
         if np.array_equal(new, labels):

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from solver.puzzles.cube.geometry import (
     CORNER_SLOTS,
@@ -32,6 +31,8 @@ from solver.puzzles.cube.geometry import (
     corner_facelets,
     edge_facelets,
 )
+
+from .assignment import assign
 
 _DLB_SLOT = CORNER_SLOTS.index("DBL")
 _TRANSPOSITIONS_TRIED = 6
@@ -157,7 +158,7 @@ def _solve_kind(kind: PieceKind, option_cost: np.ndarray) -> dict[int, _KindResu
     sub = option_cost[np.ix_(mov, (mov[:, None] * m + np.arange(m)).ravel())]
     sub = sub.reshape(len(mov), len(mov), m)  # [slot, piece, orientation]
     relaxed = sub.min(axis=2)
-    cols = linear_sum_assignment(relaxed)[1]
+    cols = assign(relaxed)[1]
     if len(mov) < 8:  # 2x2: any corner permutation is reachable
         return {0: _evaluate(sub, mov, cols[None], m)[0]}
     base = relaxed[np.arange(len(mov)), cols]

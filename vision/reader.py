@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from functools import cache
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from solver.puzzles.cube.geometry import FACES, OPPOSITE
 
+from .assignment import assign
 from .calibration import Calibration
 from .lab import linear_to_lab, luminance, srgb_to_linear
 from .pieces import Solution, best_cube, fixed_facelets
@@ -335,7 +335,7 @@ class Reader:
         if self._matched is None or (self.size == 2 and self._matched != labels.tobytes()):
             seen = _features(_medians(self.linear0, labels))
             d = ((seen[:, None, :] - _features(self.prior_linear)[None, :, :]) ** 2).sum(axis=2)
-            self.prior_match, self._matched = linear_sum_assignment(d)[1], labels.tobytes()
+            self.prior_match, self._matched = assign(d)[1], labels.tobytes()
         assert self.prior_match is not None
         return self.prior_match
 
@@ -389,7 +389,7 @@ class Reader:
         if self.prior_linear is not None and self.calibration is not None:  # set together
             prior = feature_fn(self.prior_linear)
             d = ((refs[known][:, None, :] - prior[None, :, :]) ** 2).sum(axis=2)
-            rows = linear_sum_assignment(d)[1]
+            rows = assign(d)[1]
             for face, row in zip(known, rows):
                 refs[FACES.index(OPPOSITE[FACES[face]])] = prior[self.calibration.opposite_colour(row)]
             return [refs]
@@ -397,7 +397,7 @@ class Reader:
         for centres in _free_clusters(features, refs[known], fixed):
             trial = refs.copy()
             near = ((centres[:, None, :] - refs[known][None, :, :]) ** 2).sum(axis=2)
-            for centre, k in enumerate(linear_sum_assignment(near)[1]):
+            for centre, k in enumerate(assign(near)[1]):
                 trial[FACES.index(OPPOSITE[FACES[known[k]]])] = centres[centre]
             out.append(trial)
         return out
@@ -449,7 +449,7 @@ def _balanced_kmeans(free: np.ndarray, centres: np.ndarray, known: int, per_colo
     )
     for _ in range(4):
         d2 = ((free[:, None, :] - centres[None, slots, :]) ** 2).sum(axis=2)
-        owner = slots[linear_sum_assignment(d2)[1]]
+        owner = slots[assign(d2)[1]]
         tail = free[np.argsort(owner, kind="stable")][known * (per_colour - 1) :]  # the free colours, in order
         centres[known:] = small_median(tail.reshape(len(centres) - known, per_colour, -1), axis=1)
     return centres
