@@ -236,9 +236,10 @@ def test_after_a_quick_stop_marlin_runs_on_but_the_position_is_unknown(rig):
 
 
 def test_a_slow_quick_stop_without_the_emergency_parser_is_waited_out(rig, monkeypatch):
-    """Without EMERGENCY_PARSER Marlin pauses for each M410 line twice (as it reads it, and as it runs it), and a
-    stop writes two lines: at 1.25 s a pause the board answers nothing for 5 s. clear() right after the stop
-    waits that out (silence counts from ``stop_recovery`` after the last M410) instead of calling it silent."""
+    """A board that answers nothing for 5 s after a stop (the simulator without EMERGENCY_PARSER pauses four
+    times for the two M410 lines, here 1.25 s each; the stock binaries take 1-2 s): clear() right after the
+    stop waits that out (silence counts from ``stop_recovery`` after the last M410) instead of calling the
+    board silent."""
     monkeypatch.setattr(marlin_machine, "QUICK_STOP_S", 1.25)
     sim, link = rig()
     assert not ready(link)["emergency_parser"]

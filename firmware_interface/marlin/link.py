@@ -32,8 +32,7 @@ Marlin asks, silence probes, the stop):
   never fills Marlin's command queue. Steps end at once; Marlin keeps
   running, but the faces stopped wherever they were: the fault (ESTOP) and
   ``status()["position_known"]`` say so until ``home()``. ``clear()`` waits
-  until Marlin answers again (1-2 s, about 4 s without EMERGENCY_PARSER:
-  see the session) and reads the position. A kill()
+  until Marlin answers again (1-2 s) and reads the position. A kill()
   (M112 from elsewhere, a thermal error) halts Marlin until reset:
   ``clear()`` refuses and says so; ``connect()`` reopens the port (which
   resets most boards).
@@ -408,8 +407,7 @@ class MarlinLink(LinePort):
 
     def clear(self, timeout: float | None = None) -> dict:
         """After a fault or a stop: a marker first (Marlin answers once it has run what it still held; after a
-        stop that takes 1-2 s, about 4 s without EMERGENCY_PARSER), then the position. A halted Marlin refuses:
-        it needs a reset."""
+        stop that takes 1-2 s), then the position. A halted Marlin refuses: it needs a reset."""
         with self._lock:
             session = self._session
             if session.halted:

@@ -44,10 +44,10 @@ session makes of it:
   for kill()); ``start`` while connected is a ``DeviceReset``.
 * Stop (``begin_estop``): ``M410`` unnumbered, at once and again after
   ``estop_retry``; every line not proven to have run is cancelled. Marlin
-  keeps running but confirms nothing until its quick stop is over: 1-2 s for
-  each ``M410`` line, twice that without EMERGENCY_PARSER (a line is acted on
-  as it is read and again as it runs), so about 4 s for the two. The faces
-  stopped wherever they were.
+  keeps running but confirms nothing until its quick stop is over (the stock
+  2.1 binaries under simavr: 1.0 s after a stop without EMERGENCY_PARSER, 2.0 s
+  with it); silence counts only from ``stop_recovery`` after the last M410. The
+  faces stopped wherever they were.
 """
 
 from __future__ import annotations

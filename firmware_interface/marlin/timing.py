@@ -16,8 +16,8 @@ class MarlinTiming:
     probe_after: float = 0.4  # nothing heard while a line waits: a marker line goes after it (a probe)
     silence: float = 2.0  # DeviceSilent after this long without a word while a line waits
     busy_silence: float = 5.0  # ... while an M400 waits (Marlin says busy every 2 s: one lost is no sign)
-    # After an M410 line Marlin answers nothing for 1-2 s, without EMERGENCY_PARSER twice that (read, then run):
-    # silence counts from this long after the last one written, and clear() waits that much longer.
+    # After M410 Marlin answers nothing for a while (stock 2.1 binaries: 1-2 s after a stop): silence counts
+    # only from this long after the last M410 written, and clear() waits that much longer.
     stop_recovery: float = 4.0
     reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
     estop_retry: float = 0.05  # M410 is written again this long after the first (a lost line)
