@@ -46,8 +46,7 @@ session makes of it:
   ``estop_retry``; every line not proven to have run is cancelled. Marlin
   keeps running but confirms nothing until its quick stop is over (the stock
   2.1 binaries under simavr: 1.0 s after a stop without EMERGENCY_PARSER, 2.0 s
-  with it); silence counts only from ``stop_recovery`` after the last M410. The
-  faces stopped wherever they were.
+  with it). The faces stopped wherever they were.
 """
 
 from __future__ import annotations
