@@ -766,6 +766,25 @@ def test_calibration_edit_check_and_save_round_trip(serve, page, tmp_path):
     assert page.problems == []
 
 
+def test_a_check_answered_after_an_edit_does_not_hide_the_edit_s_own_error(serve, page):
+    server = serve(make=lambda directory, turn_s: calibrating_daemon(directory, turn_s))
+    held = []
+    page.route("**/api/calibration/check", lambda route: held.append(route))
+    page.goto(server.url + "#calibration")
+    page.wait_for_selector('.calibration-view[data-camera="ufr"] .corner-editor')
+    page.click('.calibration-view[data-camera="ufr"] .corner-editor summary')
+    page.fill("#corner-0-0-x", "700")
+    with page.expect_request("**/api/calibration/check"):
+        page.click("#calibration-check")
+    page.fill("#corner-0-0-x", "")  # edited while robotd is still checking 700
+    with page.expect_response("**/api/calibration/check"):
+        held[0].continue_()
+    page.evaluate("() => new Promise((done) => setTimeout(done, 100))")  # the reply's handling, had it been shown
+    assert "a number of pixels is needed" in page.inner_text("#view-error-0")
+    assert "outside" not in page.inner_text("#view-error-0")
+    assert page.problems == []
+
+
 # ---------------------------------------------------------------- a phone's width, and contrast
 
 HEADER = [".brand", ".phase-box", "#connection", "#stop", "#offline"]

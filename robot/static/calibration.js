@@ -34,6 +34,8 @@ export class CalibrationView {
     this.page = null;
     this.draft = null;
     this.overlays = new Map();
+    this.edits = 0; // a check's reply is shown only if nothing was edited while it was asked
+    byId("panel-calibration").addEventListener("input", () => { this.edits += 1; });
     byId("calibration-reload").addEventListener("click", () => this.load());
     byId("calibration-revert").addEventListener("click", () => this.load());
     byId("calibration-check").addEventListener("click", () => this.check());
@@ -209,6 +211,7 @@ export class CalibrationView {
 
   /** An edit: redraw its outline (or everything when a face moved to another camera). */
   changed({index, rebuild} = {}) {
+    this.edits += 1;
     if (rebuild) {
       this.render();
     } else if (index !== undefined) {
@@ -289,6 +292,7 @@ export class CalibrationView {
         ? "The face under the camera is checked as it is saved: Save and apply." : "No changes to check.";
       return false;
     }
+    const edits = this.edits;
     let reply;
     try {
       reply = await api("api/calibration/check", {method: "POST", body});
@@ -296,6 +300,7 @@ export class CalibrationView {
       this.result.textContent = `Could not check: ${error.message}`;
       return false;
     }
+    if (this.edits !== edits) return false; // about values since edited: it would hide the edit's own errors
     this.showProblems(reply.problems);
     if (!reply.valid) {
       this.result.textContent = `Not valid: ${reply.problems.length} problem${reply.problems.length === 1 ? "" : "s"}, ` +
