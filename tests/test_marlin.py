@@ -8,12 +8,14 @@ test_marlin_stock.py.
 """
 
 import time
+from concurrent.futures import Future
 
 import pytest
 
 from firmware_interface import DeviceFault, HandshakeError
 from firmware_interface.marlin import machine as marlin_machine
 from firmware_interface.marlin.dialect import (
+    STOP_LINE,
     checksum,
     marker_command,
     move_command,
@@ -236,16 +238,18 @@ def test_after_a_quick_stop_marlin_runs_on_but_the_position_is_unknown(rig):
 
 
 def test_a_slow_quick_stop_without_the_emergency_parser_is_waited_out(rig, monkeypatch):
-    """A board that answers nothing for 5 s after a stop (the simulator without EMERGENCY_PARSER pauses four
-    times for the two M410 lines, here 1.25 s each; the stock binaries take 1-2 s): clear() right after the
-    stop waits that out (silence counts from ``stop_recovery`` after the last M410) instead of calling the
-    board silent."""
-    monkeypatch.setattr(marlin_machine, "QUICK_STOP_S", 1.25)
+    """A board that answers nothing for 5 s after a stop (here each quick stop pauses 5 s; the stock binaries
+    pause 1 s): clear() right after the stop waits that out (silence counts from ``stop_recovery`` after the
+    last M410) instead of calling the board silent. Its first line goes only after both M410 lines: Marlin
+    without EMERGENCY_PARSER then copies it into their queue slots, so neither M410 runs again from the queue
+    (a line between them costs 2 more pauses: the stock binary answered clear() 3.1 s after the stop instead of
+    1.1 s)."""
+    monkeypatch.setattr(marlin_machine, "QUICK_STOP_S", 5.0)
     sim, link = rig()
     assert not ready(link)["emergency_parser"]
     estop_mid_move(sim, link)
     position = link.clear()
-    assert len(sim.estop_times()) == 4 and not position["position_known"]
+    assert len(sim.estop_times()) == 2 and not position["position_known"]  # the two M410 lines, as read
     link.home().wait(2)
     assert link.status()["healthy"] and sim.cube == apply(SOLVED, "L")
 
@@ -273,10 +277,7 @@ def test_a_fragment_of_a_cut_line_proves_nothing():
     and its ok come before the line has gone again, and must not count (a forged proof completed a turn early)."""
     sent: list[bytes] = []
     after: list = []
-    session = MarlinSession(
-        timing=MarlinTiming(), port="test", buffer=3, history=64, write=sent.append, after=after, on_fault=print
-    )
-    session.connected = True
+    session = _session(sent, after)
     motion = Motion(Step("TURN", 1, (("R", 1),)))
     for line in (
         Line("G1 Y90 F6000", motion=motion, role="received"),
@@ -299,3 +300,66 @@ def test_a_fragment_of_a_cut_line_proves_nothing():
     for call in after:
         call()
     assert motion.completed.result(0)["line"] == 3
+
+
+def _session(sent: list[bytes], after: list) -> MarlinSession:
+    """A connected session on no port: what it writes goes to ``sent``."""
+    session = MarlinSession(
+        timing=MarlinTiming(), port="test", buffer=3, history=64, write=sent.append, after=after, on_fault=print
+    )
+    session.connected = True
+    return session
+
+
+def _session_with_a_move(sent: list[bytes]) -> tuple[MarlinSession, Motion]:
+    """A session that has just written a move's G1 (its M400 and marker still to go)."""
+    session = _session(sent, [])
+    motion = Motion(Step("TURN", 1, (("R", 1),)))
+    for line in (Line("G1 Y90 F6000", motion=motion, role="received"), Line("M400"), Line("", MARKER)):
+        session.queue(line)
+    session.pump(0.0)
+    assert sent == [numbered(1, "G1 Y90 F6000")]
+    return session, motion
+
+
+def test_a_stop_waits_for_marlin_to_take_the_move_on_the_wire():
+    """Marlin without EMERGENCY_PARSER that reads a G1 and the M410 behind it together stops first and runs the
+    G1 after its 1 s pause (a face turning a second after Stop): so the M410 waits for that G1's ok (it is
+    planned, and the stop cuts it), and then for nothing else."""
+    sent: list[bytes] = []
+    session, _ = _session_with_a_move(sent)
+    session.begin_estop(Future(), 0.001)
+    session.tick(0.002)
+    assert sent == [numbered(1, "G1 Y90 F6000")]  # still on the wire
+    session.on_line(parse_reply("ok"), 0.004)
+    assert sent[-1] == STOP_LINE
+    session.tick(0.06)
+    assert sent[1:] == [STOP_LINE, STOP_LINE]  # and again after estop_retry
+
+
+def test_a_stop_waits_for_the_move_s_ok_no_longer_than_estop_hold():
+    sent: list[bytes] = []
+    session, _ = _session_with_a_move(sent)
+    session.begin_estop(Future(), 0.001)
+    crossed = len(numbered(1, "G1 Y90 F6000")) * 10 / 115200
+    session.tick(crossed + 0.029)
+    assert sent[-1] != STOP_LINE
+    session.tick(crossed + 0.031)  # the ok was lost
+    assert sent[-1] == STOP_LINE
+
+
+def test_a_stop_with_no_move_on_the_wire_goes_at_once_and_clear_waits_for_the_second_m410():
+    """Without EMERGENCY_PARSER, a line read between the two M410s leaves "M410" in both their queue slots, and
+    each runs again after the pause: 3 s before Marlin answers (the stock binary, clear() at once: 3.1 s
+    instead of 1.1 s)."""
+    sent: list[bytes] = []
+    session, _ = _session_with_a_move(sent)
+    session.on_line(parse_reply("ok"), 0.004)  # the G1 taken; its M400 on the wire
+    session.begin_estop(Future(), 0.005)
+    assert sent[-1] == STOP_LINE
+    session.fault = None  # clear() at once
+    session.resync()
+    session.tick(0.01)
+    assert sent[-1] == STOP_LINE and len(sent) == 3
+    session.tick(0.056)
+    assert sent[3:] == [STOP_LINE, numbered(3, "M118 rd3 rd3")]

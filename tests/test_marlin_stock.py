@@ -3,8 +3,10 @@
 Where the real binary and ``SimulatedMarlin`` disagree the real one wins:
 the same raw lines go to both and must get the same answers (line errors,
 silently dropped repeats, unnumbered lines, markers, M114, M115, and the
-M410 quick stop during an M400, with and without EMERGENCY_PARSER). Then
-the link identifies each build and recovers from a quick stop on it. Skips
+M410 quick stop during an M400, with and without EMERGENCY_PARSER), and
+after two quick stops the same answers in the same bursts (how many 1 s
+pauses, and what runs after each). Then the link identifies each build and
+recovers from a quick stop on it. Skips
 where the harness's tools or the stock-firmware directory are missing
 (fails instead under ROBOTD_REQUIRE_AVR, as tests/devices.py says).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import serial
@@ -93,6 +96,50 @@ def test_the_simulator_answers_as_the_real_binary(variant):
     assert real[2] == [] and real[3][0] == "Error:Line Number is not Last Line Number+1, Last Line: 1"
     assert real[-1][0].startswith("X:<stopped>")  # the position read back from where the motors stopped
     assert simulated == real
+
+
+QUICK_STOPS = {  # (seconds to wait, then what to write) while a G1 runs
+    "M410, M410, a line": [(0.0, b"M410\n"), (0.05, b"M410\n"), (0.0, b"M118 mark\n")],
+    "M410, a line, M410": [(0.0, b"M410\n"), (0.005, numbered(2, "M118 mark")), (0.045, b"M410\n")],
+}
+BURST_GAP_S = 0.5  # replies further apart than this are in different bursts (a quick stop pauses 1 s)
+QUIET_S = 2.0  # the board has said all once it is quiet this long
+
+
+def bursts(board, writes: list[tuple[float, bytes]]) -> list[list[str]]:
+    """What the board says to ``writes`` sent during a move, as bursts of replies."""
+    path = board.start()
+    with serial.Serial(path, 115200, timeout=0.05) as raw:
+        time.sleep(0.5)  # booted, its boot text out
+        raw.reset_input_buffer()
+        answers(raw, numbered(0, "M110 N0"), 1)
+        answers(raw, numbered(1, "G1 X90 F5400"), 1)  # a second of motion
+        time.sleep(0.3)
+        for wait, data in writes:
+            time.sleep(wait)
+            raw.write(data)
+        said: list[list[str]] = []
+        last = time.monotonic()
+        while time.monotonic() - last < QUIET_S:
+            line = devices.read_line(raw).decode("latin-1").strip()
+            if line:
+                now = time.monotonic()
+                said.append([line]) if not said or now - last > BURST_GAP_S else said[-1].append(line)
+                last = now
+    board.stop()
+    return said
+
+
+@pytest.mark.parametrize("writes", QUICK_STOPS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_simulator_pauses_after_quick_stops_as_the_real_binary(variant, writes):
+    """Without EMERGENCY_PARSER an M410 acts as it is read and each line read during the pause takes the
+    M410's queue slot as well (it runs twice); an M410 that nothing followed runs again, pausing again. With
+    it, an M410 stops as it comes, and one that came during a pause stops after the next command."""
+    boards = [stock(variant), SimulatedMarlin(emergency_parser=variant == "ep")]
+    with ThreadPoolExecutor(2) as pool:
+        real, simulated = pool.map(lambda board: bursts(board, QUICK_STOPS[writes]), boards)
+    assert len(real) >= 1 and simulated == real
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -296,7 +296,7 @@ def test_mistakes_in_many_tables_are_all_reported_with_their_lines(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_parts(path, sim=True)
     marlin_timing = (
-        "boot_timeout, busy_silence, estop_retry, estop_timeout, poll, probe_after, query_timeout, "
+        "boot_timeout, busy_silence, estop_hold, estop_retry, estop_timeout, poll, probe_after, query_timeout, "
         "reopen_pause, reply_share, settle, silence, stop_recovery, sync_interval, write_timeout"
     )
     assert caught.value.problems == [

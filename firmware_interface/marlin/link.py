@@ -26,7 +26,8 @@ Marlin asks, silence probes, the stop):
 * Truthful completion: each move is ``G1``, ``M400`` and a marker
   (``M118``), done when its marker is printed: Marlin runs lines in order
   and answers M400 only once the planner is empty.
-* ``estop()`` writes ``M410`` (quick stop) at once, ahead of the queue, and
+* ``estop()`` writes ``M410`` (quick stop) at once, ahead of the queue (a
+  move's ``G1`` on the wire is let in first: session.py says why), and
   again after ``estop_retry``; with EMERGENCY_PARSER Marlin acts on it as it
   arrives, without it as it reads it, which is at once because the link
   never fills Marlin's command queue. Steps end at once; Marlin keeps

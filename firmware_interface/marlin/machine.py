@@ -15,10 +15,20 @@ shared/stock-firmware/README.md records of the real binaries:
 * ``ok`` once a line has run (a ``G1`` once planned: it waits while the
   planner is full); ``M400`` once the planner is empty, saying ``echo:busy:
   processing`` every ``busy_s`` meanwhile;
-* ``M410``: the planner is emptied at once, the position is where the
-  motors stopped, then nothing runs for 1 s; without EMERGENCY_PARSER it
-  acts as the line moves into the command queue (and runs again from the
-  queue), with it as the line arrives (and is a no-op in the queue);
+* ``M410`` (Marlin 2.1's ``quickstop_stepper``): the planner is emptied
+  at once, the position is where the motors stopped, then the main loop
+  waits 1 s while moves are refused, reading lines on meanwhile. Without
+  EMERGENCY_PARSER it acts as the line is read (an ``M410`` read during the
+  pause starts it again); the pause over, its queue slot gets a copy of the
+  last line read, as Marlin's line buffer was overwritten meanwhile: a line
+  read during the pause runs twice, and an ``M410`` that nothing followed
+  runs again from the queue, pausing again. With EMERGENCY_PARSER it acts as
+  it arrives and is a no-op in the queue, but one that arrives during a
+  pause acts only after the next command (Marlin's idle() does not re-enter
+  itself). Tests/test_marlin_stock.py holds these against the binaries;
+  e.g. ``M410``, ``M118 mark``, ``M410`` 50 ms later: without the parser
+  ``mark`` and ``ok`` at 1.1 s, ``ok`` at 2.1 s and 3.1 s; with it ``ok`` at
+  1.0 s, ``mark``, ``ok``, ``ok`` at 2.1 s;
 * ``M112``: ``echo:M112 Shutdown``, ``Error:Printer halted. kill()
   called!``; the motors run on for 0.7 s, then nothing until a reset;
 * ``M115`` (``FIRMWARE_NAME:...``, ``Cap:`` lines), ``M114`` (``X:..
@@ -96,7 +106,11 @@ class MarlinMachine:
         self.pos = {axis: 0.0 for axis in self.letters}  # the end of every planned move
         self.steps_per_unit = dict(self.default_steps)  # M92 holds until a reset (no EEPROM: M500 is not modelled)
         self.last_n, self.relative, self.enabled, self.halted = 0, False, False, False
-        self.feed, self.next_busy, self.blocked_until = 1000.0, 0.0, 0.0
+        self.feed, self.next_busy = 1000.0, 0.0
+        self.blocked_until = 0.0  # the main loop waits out a quick stop until then
+        self.ep_stop = self.resumed = False  # EMERGENCY_PARSER's M410 to act on; a pause just ended
+        self.stop_slots = 0  # M410 lines acted on as read, whose queue slot is filled once the pause is over
+        self.last_read = ""  # the last line read: what fills those slots
         self.kill_at: float | None = None
 
     def banner(self) -> list[str]:
@@ -117,13 +131,17 @@ class MarlinMachine:
             self.wire_free = max(now, self.wire_free) + self.byte_s
             self.wire.append((self.wire_free, byte))
 
-    def _arrive(self, now: float) -> None:
+    def _arrive_line(self, now: float) -> float | None:
+        """The bytes arrived by ``now``, up to the first end of line: when that came (None: none did)."""
         while self.wire and self.wire[0][0] <= now:
-            byte = self.wire.popleft()[1]
+            at, byte = self.wire.popleft()
             if len(self.rx) < RX_BUFFER:
                 self.rx.append(byte)
             if self.emergency_parser:
-                self._parse_emergency(byte, now)
+                self._parse_emergency(byte, at)
+            if byte == 10:
+                return at
+        return None
 
     def _parse_emergency(self, byte: int, now: float) -> None:
         """EMERGENCY_PARSER: M112 and M410 act as they arrive, whatever is queued."""
@@ -136,24 +154,56 @@ class MarlinMachine:
 
     def _emergency(self, command: str, now: float) -> None:
         if command == "M410" and not self.halted:
-            self._quick_stop(now)
+            self.ep_stop = True  # Marlin's idle() calls the quick stop, not while one already pauses
         elif command == "M112" and not self.halted:
             self._kill(now)
 
     # ------------------------------------------------------------ running
 
     def advance(self, now: float) -> None:
-        self._arrive(now)
+        """Run up to ``now``, each line as it arrived: Marlin's loop reads a line within a fraction of a byte
+        time, so a line is never read together with the next one, however late this is called."""
+        while (at := self._arrive_line(now)) is not None:
+            self._run(at)
+        self._run(now)
+
+    def _run(self, now: float) -> None:
+        """Marlin's loop: idle() (lines read, the emergency parser's stop), then a step of a command."""
         self._finish_blocks(now)
-        while not self.halted and now >= self.blocked_until:
-            if self.running is not None and not self._go_on(now):
+        while not self.halted:
+            if now < self.blocked_until:
+                self._read_lines(now)  # idle() during a quick stop's pause: lines are read, nothing runs
+                return
+            self._fill_stop_slots()
+            if self.ep_stop and not self.resumed:
+                self.ep_stop = False
+                self._quick_stop(now)
+                continue
+            self.resumed = False
+            if not self._step(now) and not self.ep_stop:
+                return
+
+    def _step(self, now: float) -> bool:
+        """The command that waits goes on, or else the next one in the queue runs; False when neither did
+        anything."""
+        if self.running is not None:
+            done = self._go_on(now)
+            if not done:
                 self._read_lines(now)
-                return
-            self._read_lines(now)
-            if not self.queue or now < self.blocked_until:
-                return
-            n, command = self.queue.popleft()
-            self._execute(n, command, now)
+            return done
+        self._read_lines(now)
+        if not self.queue:
+            return False
+        self._execute(*self.queue.popleft(), now)
+        return True
+
+    def _fill_stop_slots(self) -> None:
+        """Each M410 acted on as it was read takes its queue slot once its pause is over, holding the last line
+        read (the line buffer it was read into was overwritten)."""
+        if self.stop_slots:
+            n, command, _ = split_numbered(self.last_read)
+            self.queue.extend([(n, command)] * self.stop_slots)
+            self.stop_slots = 0
 
     def _finish_blocks(self, now: float) -> None:
         if self.kill_at is not None and now >= self.kill_at + KILL_RUN_ON_S:
@@ -188,10 +238,16 @@ class MarlinMachine:
             self.rx = bytearray(rest)
             text = raw.decode("latin-1").split(";", 1)[0].strip()
             if text:
+                self.last_read = text
+            if not self.emergency_parser and text[:4] == "M410" and not self.halted:
+                self.stop_slots += 1  # acted on as it is read; queued once the pause is over
+                self._quick_stop(now)
+                continue
+            if text:
                 self._check(text)
-            if not self.emergency_parser and text[:4] in ("M410", "M112"):
-                self._emergency(text[:4], now)  # acted on as it is read (and queued as well)
-            if self.halted or now < self.blocked_until:
+            if not self.emergency_parser and text[:4] == "M112":
+                self._kill(now)  # acted on as it is read (and queued as well)
+            if self.halted:
                 return
 
     def _check(self, text: str) -> None:
@@ -267,7 +323,7 @@ class MarlinMachine:
             text = command.split(None, 1)[1] if " " in command else ""
             self.say("echo:" + text[3:] if text.startswith("E1 ") else text)
         elif code in ("M110", "M108", "M410"):
-            pass  # M110: numbered lines set it as they are read; M410 with EMERGENCY_PARSER: done on arrival
+            pass  # M110: numbered lines set it as they are read; M410 with EMERGENCY_PARSER: acted on as it came
         else:
             return False
         return True
@@ -318,6 +374,7 @@ class MarlinMachine:
     def _quick_stop(self, now: float) -> None:
         self._cut(now)
         self.blocked_until = now + QUICK_STOP_S
+        self.resumed = True  # the pause over, one step of a command before idle() again
 
     def _kill(self, now: float) -> None:
         self.halted, self.kill_at, self.running = True, now, None

@@ -43,10 +43,15 @@ session makes of it:
 * ``Error:`` other than a bad line is a ``DeviceFault`` (ERROR, or HALTED
   for kill()); ``start`` while connected is a ``DeviceReset``.
 * Stop (``begin_estop``): ``M410`` unnumbered, at once and again after
-  ``estop_retry``; every line not proven to have run is cancelled. Marlin
-  keeps running but confirms nothing until its quick stop is over (the stock
-  2.1 binaries under simavr: 1.0 s after a stop without EMERGENCY_PARSER, 2.0 s
-  with it). The faces stopped wherever they were.
+  ``estop_retry``; every line not proven to have run is cancelled. Only a
+  move's ``G1`` still on the wire holds the first ``M410`` until its ok (at
+  most ``estop_hold`` after it crossed): Marlin without EMERGENCY_PARSER
+  that read both in one pass would run the ``G1`` after its pause. Marlin
+  keeps running but confirms nothing until its quick stop is over; no line
+  goes until both ``M410`` are out (one between them costs it 2 s more). The
+  stock 2.1 binaries under simavr answered ``clear()`` 1.1 s after a stop
+  without EMERGENCY_PARSER, 2.1 s with it. The faces stopped wherever they
+  were.
 """
 
 from __future__ import annotations
@@ -104,6 +109,7 @@ class MarlinSession:
         self.report = BoardReport()
         self.position: dict | None = None
         self.position_known = True
+        self.stop_at: float | None = None  # the first M410, held until a move's G1 on the wire is taken
         self.stop_again: float | None = None
 
     @property
@@ -117,7 +123,9 @@ class MarlinSession:
 
     def on_line(self, reply: Reply, now: float) -> None:
         self.last_rx, kind = now, reply.kind
-        if kind == "ok":
+        if kind == "ok" and self.stop_at is not None:
+            self.stop_now(now)  # the held move's G1 was taken (planned): the stop cuts it
+        elif kind == "ok":
             self.on_ok(reply, now)
         elif kind == "marker":
             self.on_marker(reply.n or 0)
@@ -292,6 +300,8 @@ class MarlinSession:
             self.unsent
             and not self.flying
             and now >= self.tails_until
+            and self.stop_at is None
+            and self.stop_again is None  # after both M410s: a line between them costs a non-EP Marlin 2 s more
             and self.fault is None
             and (self.connected or self.hello)
         ):
@@ -304,13 +314,19 @@ class MarlinSession:
         self.counters["lines_sent"] += 1
         self.send(self.book.wire(line))
 
+    def wire_s(self, line: Line, extra_bytes: int = 0) -> float:
+        """How long the line (and ``extra_bytes`` more) takes to cross the wire."""
+        return (len(self.book.wire(line)) + extra_bytes) * 10 / self.timing.baudrate
+
     def min_reply(self, line: Line) -> float:
         """The least time its ok can take: the line and the ok crossing the wire (a share of it, for margin)."""
-        return self.timing.reply_share * (len(self.book.wire(line)) + 3) * 10 / self.timing.baudrate
+        return self.timing.reply_share * self.wire_s(line, extra_bytes=3)
 
     def tick(self, now: float) -> None:
         if self.hello is not None:
             self.hello_tick(now)
+        if self.stop_at is not None and now >= self.stop_at:
+            self.stop_now(now)
         if self.stop_again is not None and now >= self.stop_again:
             self.stop_again, self.stopped_at = None, now  # each M410 line starts Marlin's pause again
             self.send(STOP_LINE)
@@ -347,16 +363,23 @@ class MarlinSession:
         return self.timing.silence
 
     def begin_estop(self, future: Future, now: float) -> None:
-        """M410 now, ahead of everything; cancel every line not proven to have run; fail what is outstanding."""
-        self.send(STOP_LINE)
-        self.stop_again, self.stopped_at = now + self.timing.estop_retry, now
+        """M410 ahead of everything (once Marlin has taken a move's G1 still on the wire); cancel every line not
+        proven to have run; fail what is outstanding."""
+        move = next((line for line in self.flying if line.role == "received"), None)
+        self.stop_at = now if move is None else max(now, move.sent_at + self.wire_s(move) + self.timing.estop_hold)
+        if self.stop_at <= now:
+            self.stop_now(now)
         self.position_known = False
         message = (
             "emergency stop (M410 quick stop): the faces stopped wherever they were, so the rig's position is "
-            "unknown: square the faces by hand, then clear() (Marlin takes 1-3 s before it answers again)"
+            "unknown: square the faces by hand, then clear() (Marlin takes 1-2 s before it answers again)"
         )
         self.fail(DeviceFault(message, code="ESTOP", port=self.port), dead=False)
         self.resolve(future, {"acknowledged_s": 0.0, "done_through": self.done_mid, "stop_method": "M410"})
+
+    def stop_now(self, now: float) -> None:
+        self.send(STOP_LINE)
+        self.stop_at, self.stop_again, self.stopped_at = None, now + self.timing.estop_retry, now
 
     def resync(self) -> None:
         """After a stop or a fault: a marker first, so that what Marlin still holds is answered before anything

@@ -21,6 +21,9 @@ class MarlinTiming:
     stop_recovery: float = 4.0
     reopen_pause: float = 0.1  # between closing and reopening the port (a reset by DTR needs it)
     estop_retry: float = 0.05  # M410 is written again this long after the first (a lost line)
+    # A stop while a move's G1 is on the wire waits for its ok, at most this long after the G1 has crossed:
+    # Marlin without EMERGENCY_PARSER that reads both lines together stops first and runs the G1 after its pause.
+    estop_hold: float = 0.03
     estop_timeout: float = 0.5  # unused: Marlin confirms no M410 (kept so that older configs still load)
     query_timeout: float = 2.0
     write_timeout: float = 0.5
