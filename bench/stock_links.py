@@ -1,7 +1,7 @@
 """The stock firmware builds under simavr through robotd's links: stop latency on the STEP pins, and lost or
 doubled turns through a faulty line. Prints one JSON object.
 
-    python bench/stock_links.py [--stops N] [--runs N] [--entries K] [--jobs J] [--quick]
+    python bench/stock_links.py [--stops N] [--turns N] [--runs N] [--entries K] [--jobs J] [--quick]
 
 Runs the binaries of shared/stock-firmware under the simavr harness (simulated
 time locked to the wall clock):
@@ -16,6 +16,12 @@ time locked to the wall clock):
   stops that caught no motor stepping (left out). After each stop the board
   is reset and the link connects again (faster than waiting for Marlin's
   quick stop to end; the latency is the same).
+- ``turn``: N quarter turns one at a time through MarlinLink on the stock
+  Marlin build (faces in turn, the link's default pace), each sent as
+  ``MOVE_PARTS`` G1 lines (as robotd does) and as one line (Marlin then
+  holds the lone block about 0.1 s, BLOCK_DELAY_FOR_1ST_MOVE), alternating:
+  from the call to the first and to the last STEP edge, and until
+  ``wait()`` returned; medians.
 - ``faulty_line``: N seeded solution plans of K entries through MarlinLink
   to the stock Marlin build (EMERGENCY_PARSER off), each on a fresh board
   behind a faulty line (the faults of tests/test_controllers.py's dry runs:
@@ -43,6 +49,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 import solver  # noqa: E402
 from firmware_interface import LinkError  # noqa: E402
 from firmware_interface.grbl.link import GrblLink  # noqa: E402
+from firmware_interface.marlin import link as marlin_link  # noqa: E402
 from firmware_interface.marlin.link import MarlinLink  # noqa: E402
 from firmware_interface.pin_trace import F_CPU, StepClock, motion_end, step_cycles  # noqa: E402
 from firmware_interface.stock_firmware import AXES, stock_board  # noqa: E402
@@ -121,6 +128,46 @@ def summary(edges: list[int], marks: list[int], acknowledged: list[float]) -> di
     }
 
 
+def turn_times(turns: int) -> dict:
+    shipped = marlin_link.MOVE_PARTS
+    times: dict[int, list] = {shipped: [], 1: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace"
+        board = stock_board("marlin", "", axes=AXES, trace=trace)
+        board.start()
+        link = MarlinLink(board.path, feed=FEED)
+        try:
+            connected(link)
+            for k in range(turns):
+                parts = (shipped, 1)[k % 2]
+                marlin_link.MOVE_PARTS = parts
+                clock = StepClock(board)
+                asked = time.monotonic()
+                link.turn("URFDLB"[k % 6], 1).wait(5)
+                times[parts].append((clock.cycle_at(asked), time.monotonic() - asked))
+                time.sleep(0.05)
+        finally:
+            marlin_link.MOVE_PARTS = shipped
+            link.close()
+            board.stop()
+        edges = step_cycles(trace)
+    return {f"{parts}_lines": turn_summary(edges, marks) for parts, marks in times.items()}
+
+
+def turn_summary(edges: list[int], marks: list[tuple[int, float]]) -> dict:
+    starts, ends = [], []
+    for mark, _ in marks:
+        first = next(edge for edge in edges if edge > mark)
+        starts.append((first - mark) / F_CPU * 1000)
+        ends.append(((motion_end(edges, first) or first) - mark) / F_CPU * 1000)
+    return {
+        "turns": len(marks),
+        "first_step_ms_median": round(statistics.median(starts), 1),
+        "last_step_ms_median": round(statistics.median(ends), 1),
+        "wait_returned_ms_median": round(statistics.median(done for _, done in marks) * 1000, 1),
+    }
+
+
 def faulty_run(seed: int, entries: int) -> dict:
     plan, scrambled, scramble = solution(1000 + seed, entries)
     board = stock_board("marlin", "", axes=AXES, faults={**FAULTS, "seed": seed}, state=scrambled)
@@ -165,16 +212,18 @@ def faulty_line(runs: int, entries: int, jobs: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stops", type=int, default=20)
+    parser.add_argument("--turns", type=int, default=24)
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--entries", type=int, default=16)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="12 stops per build, 2 plans of 6 entries")
+    parser.add_argument("--quick", action="store_true", help="12 stops per build, 12 turns, 2 plans of 6 entries")
     args = parser.parse_args()
     if args.quick:
-        args.stops, args.runs, args.entries = 12, 2, 6
+        args.stops, args.turns, args.runs, args.entries = 12, 12, 2, 6
     started = time.monotonic()
     result = {
         "stop": {name: stop_latency(name, args.stops) for name in BUILDS},
+        "turn": turn_times(args.turns),
         "faulty_line": faulty_line(args.runs, args.entries, args.jobs),
     }
     print(json.dumps({**result, "seconds": round(time.monotonic() - started, 1)}))

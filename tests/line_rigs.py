@@ -28,7 +28,7 @@ import devices
 from firmware_interface import avr_board
 from firmware_interface.grbl.link import GrblLink, GrblTiming
 from firmware_interface.grbl.simulator import SimulatedGrbl
-from firmware_interface.marlin.link import MarlinLink, MarlinTiming
+from firmware_interface.marlin.link import MOVE_PARTS, MarlinLink, MarlinTiming
 from firmware_interface.marlin.simulator import SimulatedMarlin
 from firmware_interface.stock_firmware import AXES, missing_stock, stock_board
 from solver.puzzles.cube.cubie import solved_facelets
@@ -56,6 +56,7 @@ class Dialect:
     faults_seen: tuple[tuple[str, str], ...]
     faulty_line_turns: int  # the first plan's length on a simulator: enough for every counter of faults_seen
     numbered: bool  # lines carry a number and a checksum: each runs once, in order, so each move runs once
+    blocks_per_move: int  # planner blocks (the simulator's moves_done) per turn or pair sent
     idle_status: dict  # what status() reports after a clean run, besides healthy and done_through
     clean_counters: dict  # link counters that stay as they are through a clean run
     silent_timing: dict  # link timing for a board gone silent: DeviceSilent comes before any other fault
@@ -74,6 +75,7 @@ DIALECTS = {
         faults_seen=(("to_device", "dropped"), ("to_host", "dropped")),
         faulty_line_turns=80,  # each drop costs a probe_after of quiet: about 15 and 25 drops come in 80 turns
         numbered=True,
+        blocks_per_move=MOVE_PARTS,
         idle_status={"halted": False},
         # a probe after probe_after of quiet (a loaded machine) is answered after what is ahead: no count here
         clean_counters={},
@@ -96,6 +98,7 @@ DIALECTS = {
         faults_seen=(("to_device", "noise"), ("to_device", "dropped"), ("to_host", "corrupted")),
         faulty_line_turns=200,  # noise and drops towards the board come about once in 25 turns
         numbered=False,
+        blocks_per_move=1,
         idle_status={"state": "Idle"},
         clean_counters={"resends": 0},
         # under probe_after x retries (1 s): else the unanswered line's retries run out first (DeviceFault)
@@ -250,10 +253,10 @@ def estop_mid_move(board, link) -> tuple[list, dict, list[float], float]:
     """L turned, then an e-stop half-way through the first of five slow R turns: (the R turns' motions, what
     ``estop()`` said, when the board's motors stopped (empty if they did not), when the stop was asked for)."""
     link.turn("L", 1).wait(3)
-    link.set_speed(1000).wait(1)  # a quarter turn in a second: stopped half-way
+    link.set_speed(1000).wait(1)  # a quarter turn in a second: stopped some 15% of the way
     motions = link.plan([("R", 1)] * 5)
     motions[0].wait_received(2)
-    time.sleep(0.3)
+    time.sleep(0.15)
     board = board if isinstance(board, Board) else Board(board)
     asked = time.monotonic()
     result = link.estop(wait=False).result(1)

@@ -96,6 +96,10 @@ def test_move_encoding():
     assert move_command([("X", 1), ("I", -1)], 90.0, 6000) == "G1 X90 I-90 F8485.2814"
     # absolute, from where each axis is (the link's moves: a repeat goes nowhere new)
     assert move_command([("X", 1), ("A", -2)], 90.0, 6000, {"X": 90.0, "A": 19.8}) == "G1 X180 A-160.2 F6708.2039"
+    # a part of it (a move goes as MOVE_PARTS lines along one line, so that Marlin starts it at once)
+    assert move_command([("X", 1), ("A", -2)], 90.0, 6000, {"X": 90.0, "A": 19.8}, share=1 / 3) == (
+        "G1 X120 A-40.2 F6708.2039"
+    )
 
 
 # ---------------------------------------------------------------- identifying the board (pure)

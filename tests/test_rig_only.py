@@ -20,6 +20,7 @@ from firmware_interface.flipspin_mechanism import FlipSpinMechanism
 from firmware_interface.grbl.simulator import SimulatedGrbl
 from firmware_interface.maestro.simulator import SimulatedMaestro
 from firmware_interface.marlin.dialect import numbered, split_numbered
+from firmware_interface.marlin.link import MOVE_PARTS
 from firmware_interface.marlin.simulator import SimulatedMarlin
 from firmware_interface.robotd.simulator import SimulatedFirmware
 from robot import assemble
@@ -46,19 +47,20 @@ def marlin():
 
 
 class LosingThirdMove(Channel):
-    """The host's lines on their way to the board, the third G1 arriving with its axes at 0 (its checksum made
-    good): a turn robotd sent that the board never makes, and whose position it reports as it is."""
+    """The host's lines on their way to the board, the G1 lines of the third move (MOVE_PARTS of them) arriving
+    with their axes at 0 (their checksums made good): a turn robotd sent that the board never makes, and whose
+    position it reports as it is."""
 
     AXIS_WORD = re.compile(r"(?<= )([A-EG-MO-Z])-?[0-9.]+")
 
     def __init__(self):
         super().__init__(FaultConfig().to_device, random.Random(0))
-        self.moves: dict[int, int] = {}  # line number -> which G1 it is (a resent line is not another)
+        self.moves: dict[int, int] = {}  # line number -> which G1 it is, from 0 (a resent line is not another)
 
     def push(self, frame: bytes, now: float) -> None:
         n, command, _ = split_numbered(frame.decode("latin-1"))
         if n is not None and command.startswith("G1 "):
-            if self.moves.setdefault(n, len(self.moves) + 1) == 3:
+            if (self.moves.setdefault(n, len(self.moves)) // MOVE_PARTS) == 2:
                 frame = numbered(n, self.AXIS_WORD.sub(r"\g<1>0", command))
         super().push(frame, now)
 

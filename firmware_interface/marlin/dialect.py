@@ -193,10 +193,15 @@ def position_agrees(text: str) -> bool:
 
 
 def move_command(
-    turns: list[tuple[str, int]], units_per_quarter: float, feed: float, start: dict[str, float] | None = None
+    turns: list[tuple[str, int]],
+    units_per_quarter: float,
+    feed: float,
+    start: dict[str, float] | None = None,
+    share: float = 1.0,
 ) -> str:
     """``G1`` for axes turning at once, e.g. [("X", 1), ("I", -1)] -> ``G1 X90 I-90 F...``: relative, or with
-    ``start`` (each axis's position) absolute, to start + the turn (``G1 X180 I0 F...`` from X90 I90).
+    ``start`` (each axis's position) absolute, to start + the turn (``G1 X180 I0 F...`` from X90 I90);
+    with ``share``, that part of the turn (``G1 X30 F...`` for a third of X's quarter).
 
     Marlin's F is the speed along the path (the Euclidean length of all axis
     moves), so for two axes F is scaled up so that the longer move runs at
@@ -208,6 +213,6 @@ def move_command(
     deltas = [q * units_per_quarter for _, q in turns]
     longest = max(abs(d) for d in deltas)
     rate = feed * math.hypot(*deltas) / longest if longest else feed
-    ends = [d + (start or {}).get(axis, 0.0) for (axis, _), d in zip(turns, deltas)]
+    ends = [d * share + (start or {}).get(axis, 0.0) for (axis, _), d in zip(turns, deltas)]
     axes = " ".join(f"{axis}{number(end)}" for (axis, _), end in zip(turns, ends))
     return f"G1 {axes} F{number(rate)}"

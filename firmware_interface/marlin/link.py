@@ -23,9 +23,9 @@ Marlin asks, silence probes, the stop):
   axes is refused with a ``HandshakeError`` that says why); the steps per
   unit are set (``steps_per_quarter`` given) or checked (axis_steps.py),
   then ``G90``. ``info`` carries what was learnt and the stop method.
-* Truthful completion: each move is ``G1``, ``M400`` and a marker
-  (``M118``), done when its marker is printed: Marlin runs lines in order
-  and answers M400 only once the planner is empty.
+* Truthful completion: each move is ``G1`` (three lines, MOVE_PARTS),
+  ``M400`` and a marker (``M118``), done when its marker is printed: Marlin
+  runs lines in order and answers M400 only once the planner is empty.
 * ``estop()`` writes ``M410`` (quick stop) at once, ahead of the queue (a
   move's ``G1`` on the wire is let in first: session.py says why), and
   again after ``estop_retry``; with EMERGENCY_PARSER Marlin acts on it as it
@@ -64,6 +64,10 @@ log = logging.getLogger(__name__)
 
 __all__ = ["MarlinLink", "MarlinTiming"]
 MOST_IN_QUEUE = 3  # of Marlin's 4-line command queue: one is left for the stop (M410) to be read at once
+# Marlin holds a block that arrives in an empty planner until 3 are queued or ~0.1 s has passed
+# (BLOCK_DELAY_FOR_1ST_MOVE): a move as three G1 lines along one line starts at once instead. The stock 2.1
+# binary (bench/stock_links.py): a quarter turn's first step 112 ms after turn() as one line, 22 ms as three.
+MOVE_PARTS = 3
 
 
 class MarlinLink(LinePort):
@@ -348,7 +352,10 @@ class MarlinLink(LinePort):
                 self._next_mid += 1
                 axes = [(self._board_axes[face], q) for face, q in turns]
                 session = self._session
-                session.queue(Line(self._move(axes), motion=motion, role="received"))
+                *parts, last = self._move(axes)
+                for part in parts:
+                    session.queue(Line(part))
+                session.queue(Line(last, motion=motion, role="received"))
                 session.queue(Line("M400", expect_s=self._move_s(turns)))
                 session.queue(Line("", MARKER, motion=motion, role="completed"))
                 motions.append(motion)
@@ -356,12 +363,15 @@ class MarlinLink(LinePort):
         self._run_after()
         return motions
 
-    def _move(self, turns: list[tuple[str, int]]) -> str:
-        """The absolute G1 of a move, from the targets of the moves before it."""
-        command = move_command(turns, self.units_per_quarter, self.feed, self._target)
+    def _move(self, turns: list[tuple[str, int]]) -> list[str]:
+        """The absolute G1 lines of a move, from the targets of the moves before it: MOVE_PARTS in a line."""
+        commands = [
+            move_command(turns, self.units_per_quarter, self.feed, self._target, share=k / MOVE_PARTS)
+            for k in range(1, MOVE_PARTS + 1)
+        ]
         for axis, q in turns:
             self._target[axis] += q * self.units_per_quarter
-        return command
+        return commands
 
     def _move_s(self, turns: list[tuple[str, int]]) -> float:
         """How long a move should take at the feed rate (acceleration and Marlin's speed limits not counted)."""

@@ -15,6 +15,10 @@ shared/stock-firmware/README.md records of the real binaries:
 * ``ok`` once a line has run (a ``G1`` once planned: it waits while the
   planner is full); ``M400`` once the planner is empty, saying ``echo:busy:
   processing`` every ``busy_s`` meanwhile;
+* a move planned into an empty planner starts 0.1 s later, or as soon as
+  three are queued (``BLOCK_DELAY_FOR_1ST_MOVE``); moves run at their feed
+  rate from start to end (no acceleration: the stock builds have 5000
+  units/s², which makes a quarter turn at 0.1 s take 0.26 s);
 * ``M410`` (Marlin 2.1's ``quickstop_stepper``): the planner is emptied
   at once, the position is where the motors stopped, then the main loop
   waits 1 s while moves are refused, reading lines on meanwhile. Without
@@ -50,6 +54,8 @@ from .dialect import checksum, split_numbered
 RX_BUFFER = 128
 COMMAND_QUEUE = 4
 QUICK_STOP_S = 1.0  # Marlin refuses moves (and runs nothing) this long after M410
+FIRST_MOVE_S = 0.1  # BLOCK_DELAY_FOR_1ST_MOVE: a block planned into an empty planner waits this long ...
+FIRST_MOVE_BLOCKS = 3  # ... unless this many are queued first
 KILL_RUN_ON_S = 0.7  # kill() waits this long, interrupts on, before it disables the drivers
 CAPABILITIES = ("EEPROM", "AUTOREPORT_POS", "EMERGENCY_PARSER", "PROMPT_SUPPORT", "THERMAL_PROTECTION", "ARCS")
 _COMMAND = re.compile(r"^([GMT])(\d+)$")
@@ -354,8 +360,12 @@ class MarlinMachine:
     def _plan(self, deltas: dict[str, float], feed: float, now: float) -> None:
         if not deltas:
             return
-        start = max(now, self.planner[-1].end if self.planner else now)
+        start = self.planner[-1].end if self.planner else now + FIRST_MOVE_S
         self.planner.append(Block(start, start + math.hypot(*deltas.values()) / max(feed, 1e-6) * 60.0, deltas))
+        early = self.planner[0].start - now
+        if len(self.planner) >= FIRST_MOVE_BLOCKS and early > 0:  # enough queued: the held blocks go at once
+            for block in self.planner:
+                block.start, block.end = block.start - early, block.end - early
         for axis, delta in deltas.items():
             self.pos[axis] += delta
 

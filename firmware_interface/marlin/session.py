@@ -31,8 +31,8 @@ session makes of it:
   crossed the wire is not its ok. What has run is proven by **markers**:
   ``M118 rd<n> rd<n>`` prints its own number when it runs, and Marlin runs
   lines in order, so marker n proves every line up to n ran. A move is
-  ``G1``, ``M400``, marker: the M400 ends with the motion, and the move is
-  done when its marker (or a later one) is printed.
+  ``G1`` (in parts), ``M400``, marker: the M400 ends with the motion, and
+  the move is done when its marker (or a later one) is printed.
 * Silence: while a line waits for its answer and nothing is heard for
   ``probe_after``, a new marker line goes after it (a probe, never a line
   sent before): Marlin answers it after what is ahead of it, or asks for a
@@ -365,7 +365,7 @@ class MarlinSession:
     def begin_estop(self, future: Future, now: float) -> None:
         """M410 ahead of everything (once Marlin has taken a move's G1 still on the wire); cancel every line not
         proven to have run; fail what is outstanding."""
-        move = next((line for line in self.flying if line.role == "received"), None)
+        move = next((line for line in self.flying if line.text.startswith("G1 ")), None)
         self.stop_at = now if move is None else max(now, move.sent_at + self.wire_s(move) + self.timing.estop_hold)
         if self.stop_at <= now:
             self.stop_now(now)

@@ -161,7 +161,10 @@ class SimulatedMarlin(PtyBoard):
         face = self._face.get(axis)
         if face is None:
             return
-        before, after = self._steps[axis], self._steps[axis] + delta * self._machine.steps_per_unit[axis]
+        before = self._steps[axis]
+        after = before + delta * self._machine.steps_per_unit[axis]
+        if abs(after - round(after)) < 1e-3:
+            after = round(after)  # on a whole step: the parts of a turn (133.33 steps each) add up to it
         self._steps[axis] = after
         unit = self._quarter_steps[axis]
         last = (after // unit if after > before else -(-after // unit)) * unit
