@@ -509,6 +509,20 @@ def test_the_simulator_answers_as_the_stock_binary_does(grbl):
         raw.close()
 
 
+def test_a_feed_hold_in_motion_decelerates_before_it_holds(grbl):
+    """``!`` during a move: Hold:1 (decelerating) for a while, then Hold:0 (the stock binary: 0.4 s)."""
+    raw = RawPort(grbl.board.path)
+    try:
+        raw.boot()
+        assert raw.send("G1 X900 F5400\n", 1) == ["ok"]  # ten seconds
+        time.sleep(0.3)
+        raw.send("!", 0, grace=0.1)
+        assert raw.send("?", 1)[0].startswith("<Hold:1|")
+        wait_for(lambda: raw.send("?", 1)[0].startswith("<Hold:0|"), timeout_s=2)
+    finally:
+        raw.close()
+
+
 def test_the_link_identifies_the_board_and_refuses_a_config_it_does_not_fit(grbl):
     refused = grbl.link(axes=FITS_NOT)
     with pytest.raises(HandshakeError) as caught:

@@ -53,6 +53,7 @@ class Delays:
     reset_moving_s: float = 0.0  # a soft reset in motion: the banner this long after it
     alarm3_s: float = 0.0  # ... and ALARM:3 this long after it
     reset_message_s: float = 0.0  # a limit alarm's [MSG:Reset to continue] comes this long after the ALARM line
+    feed_hold_s: float = 0.01  # a feed hold (!) in motion reports Hold:1 this long, then Hold:0
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ MEGA_5X = Build(
     version="1.1q.20210103",
     firmware=None,  # its $I: VER, AXS, OPT
     blank_eeprom=True,
-    delays=Delays(reset_idle_s=0.25, reset_moving_s=1.0, alarm3_s=0.255, reset_message_s=0.5),
+    # feed hold: Hold:0 0.39-0.46 s after ! at 90-450 units/s (Hold:1 until then), under simavr
+    delays=Delays(reset_idle_s=0.25, reset_moving_s=1.0, alarm3_s=0.255, reset_message_s=0.5, feed_hold_s=0.4),
     buffers=(35, 255),
     settings=MEGA_5X_SETTINGS,
 )

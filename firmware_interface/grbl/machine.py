@@ -6,7 +6,7 @@ from 0x80 up dropped); lines cleaned as grbl does (blanks and control
 characters dropped, lower case raised, ``(...)`` and ``;`` comments
 removed) and answered ``ok`` or ``error:N`` (an empty line, such as the
 line end after a ``?``, gets ``ok`` too); a planner of blocks that take
-path length / F; states Idle, Run, Hold:1 (decelerating, ``hold_s``) and
+path length / F; states Idle, Run, Hold:1 (decelerating, ``hold_s``: the build's) and
 Hold:0, Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
 G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
 no-ops, F N P S T words, and the errors of malformed or conflicting words;
@@ -69,7 +69,7 @@ class GrblMachine:
         *,
         letters: str,
         planner: int | None = None,
-        hold_s: float = 0.01,
+        hold_s: float | None = None,
         start_locked: bool = False,
         report_wpos: bool = False,
         build: Build = GRBLHAL,
@@ -77,7 +77,8 @@ class GrblMachine:
         say,
         finished,
     ):
-        self.letters, self.planner_size, self.hold_s = letters, planner or build.buffers[0], hold_s
+        self.letters, self.planner_size = letters, planner or build.buffers[0]
+        self.hold_s = build.delays.feed_hold_s if hold_s is None else hold_s
         self.start_locked, self.report_wpos, self.build = start_locked, report_wpos, build
         self.say, self.finished = say, finished
         self.g92 = {axis: 0.0 for axis in letters}

@@ -61,7 +61,7 @@ class SimulatedGrbl(PtyBoard):
         steps_per_unit: dict[str, float] | None = None,
         axis_count: int = 6,
         planner: int | None = None,
-        hold_ms: float = 10.0,
+        hold_ms: float | None = None,
         reset_on_open: bool = True,
         boot_ms: float = 0.0,
         hears_while_booting: bool = False,
@@ -100,7 +100,7 @@ class SimulatedGrbl(PtyBoard):
         self.machine = GrblMachine(
             letters=letters,
             planner=planner,
-            hold_s=hold_ms / 1000,
+            hold_s=None if hold_ms is None else hold_ms / 1000,
             start_locked=start_locked,
             report_wpos=report_wpos,
             build=MEGA_5X if classic else GRBLHAL,
