@@ -31,7 +31,7 @@ from firmware_interface.grbl.dialect import (
 )
 from firmware_interface.grbl.identity import BoardReport, not_grbl, refusal, too_old
 from firmware_interface.grbl.link import GrblLink
-from firmware_interface.grbl.machine import GrblMachine
+from firmware_interface.grbl.machine import UNLOCK_HINT, GrblMachine
 from firmware_interface.grbl.simulator import SimulatedGrbl
 from firmware_interface.marlin.link import MarlinLink
 from firmware_interface.marlin.simulator import SimulatedMarlin
@@ -519,6 +519,22 @@ def test_a_feed_hold_in_motion_decelerates_before_it_holds(grbl):
         raw.send("!", 0, grace=0.1)
         assert raw.send("?", 1)[0].startswith("<Hold:1|")
         wait_for(lambda: raw.send("?", 1)[0].startswith("<Hold:0|"), timeout_s=2)
+    finally:
+        raw.close()
+
+
+def test_a_status_asked_during_a_reset_is_answered_after_its_banner(grbl):
+    """A ``?`` in the last 0.25 s of a reset (grbl's start-up) is answered once the banner is out; one sooner
+    in a reset in motion (before its ALARM:3) is lost."""
+    raw = RawPort(grbl.board.path)
+    try:
+        raw.boot()
+        raw.send("\x18", 0, grace=0.1)  # from idle: 0.25 s of start-up
+        assert raw.send("?", 3) == ["", GRBL_BANNER, f"<Idle|MPos:{ZEROS}>"]
+        assert raw.send("G1 X90 F5400\n", 1) == ["ok"]
+        time.sleep(0.2)
+        raw.send("\x18", 0, grace=0.05)  # in motion: ALARM:3 after 0.26 s, the banner after 1 s
+        assert raw.send("?", 4, timeout=2.0, grace=0.3) == ["ALARM:3", "", GRBL_BANNER, UNLOCK_HINT]
     finally:
         raw.close()
 

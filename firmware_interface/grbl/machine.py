@@ -18,7 +18,9 @@ homing on the real board seeks switches a rig lacks: ALARM:9 here) answer;
 other ``$`` lines are error:3.
 
 What a build prints and how long its resets keep it deaf is its ``Build``
-(builds.py: grblHAL, or the stock grbl-Mega-5X build). Alarms as grbl
+(builds.py: grblHAL, or the stock grbl-Mega-5X build); a ``?`` in the last
+``reset_idle_s`` of a reset (grbl's start-up) is answered after its banner,
+anything else sent during a reset is lost. Alarms as grbl
 raises them: a move past a soft limit (or ``alarm(1)``, a limit switch)
 prints ``ALARM:N`` and ``[MSG:Reset to continue]`` and reads no line, ``$X``
 included, until a soft reset (one that comes before that message is lost); after the reset, and after one in motion
@@ -111,6 +113,7 @@ class GrblMachine:
         self.asks_reset_at = 0.0  # ... and a reset before it says so is lost
         self.syncing = False  # a G4 waits for the motion before it to end
         self.deaf_until = 0.0  # a reset in progress: bytes are lost until the banner
+        self.report_after_reset = False  # a ? came during the reset's start-up: answered after its banner
         self.due: list[tuple[float, str]] = []  # lines said later (a reset's banner)
 
     def welcome(self) -> None:
@@ -181,7 +184,8 @@ class GrblMachine:
         self._finish_due(now)
         for byte in data:
             if now < self.deaf_until:
-                continue  # a reset in progress: lost
+                self._heard_resetting(byte, now)
+                continue
             if byte == 0x18:
                 if resets:
                     self.soft_reset(now)
@@ -193,6 +197,12 @@ class GrblMachine:
                 self.line.clear()
             else:
                 self.line.append(byte)
+
+    def _heard_resetting(self, byte: int, now: float) -> None:
+        """A byte during a reset is lost, except a ``?`` in its last ``reset_idle_s`` (grbl's start-up, after it
+        cleared its flags): the stock binary answers that one after the banner."""
+        if byte == ord("?") and now >= self.deaf_until - self.build.delays.reset_idle_s:
+            self.report_after_reset = True
 
     def realtime(self, byte: int, now: float) -> None:
         if byte == ord("?"):
@@ -222,8 +232,11 @@ class GrblMachine:
             _, line = self.due.pop(0)
             if line:
                 self.say(line)
-            else:
-                self._banner()
+                continue
+            self._banner()
+            if self.report_after_reset:
+                self.report_after_reset = False
+                self.say(self.report(now))
 
     def _finish_due(self, now: float) -> None:
         while self.planner and not self.held and not self.locked:
