@@ -17,11 +17,13 @@ time locked to the wall clock):
   is reset and the link connects again (faster than waiting for Marlin's
   quick stop to end; the latency is the same).
 - ``turn``: N quarter turns one at a time through MarlinLink on the stock
-  Marlin build (faces in turn, the link's default pace), each sent as
-  ``MOVE_PARTS`` G1 lines (as robotd does) and as one line (Marlin then
-  holds the lone block about 0.1 s, BLOCK_DELAY_FOR_1ST_MOVE), alternating:
-  from the call to the first and to the last STEP edge, and until
-  ``wait()`` returned; medians.
+  Marlin build (faces in turn), from the call to the first and to the last
+  STEP edge, and until ``wait()`` returned; medians. ``parts``: at 500
+  units/s, each sent as ``MOVE_PARTS`` G1 lines (as robotd does) and as
+  one line (Marlin then holds the lone block about 0.1 s,
+  BLOCK_DELAY_FOR_1ST_MOVE), alternating; ``acceleration``: planned at
+  0.3 s a quarter, at the speed that counts the board's acceleration (as
+  robotd does, limits.py) and at the plain feed, alternating.
 - ``faulty_line``: N seeded solution plans of K entries through MarlinLink
   to the stock Marlin build (EMERGENCY_PARSER off), each on a fresh board
   behind a faulty line (the faults of tests/test_controllers.py's dry runs:
@@ -128,30 +130,44 @@ def summary(edges: list[int], marks: list[int], acknowledged: list[float]) -> di
     }
 
 
-def turn_times(turns: int) -> dict:
-    shipped = marlin_link.MOVE_PARTS
-    times: dict[int, list] = {shipped: [], 1: []}
+def timed_turns(feed: float, turns: int, variants: dict[str, dict]) -> dict:
+    """Quarter turns one at a time on the stock Marlin build, planned at ``feed``, the variants taking turns
+    (each sets these attributes of the link module while it turns): per variant, medians from turn()."""
+    saved = {name: getattr(marlin_link, name) for changes in variants.values() for name in changes}
+    times: dict[str, list] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "trace"
         board = stock_board("marlin", "", axes=AXES, trace=trace)
         board.start()
-        link = MarlinLink(board.path, feed=FEED)
+        link = MarlinLink(board.path, feed=feed)
         try:
             connected(link)
             for k in range(turns):
-                parts = (shipped, 1)[k % 2]
-                marlin_link.MOVE_PARTS = parts
+                name = list(variants)[k % len(variants)]
+                for attribute, value in {**saved, **variants[name]}.items():
+                    setattr(marlin_link, attribute, value)
+                link.set_speed(round(link.units_per_quarter * 60000 / feed)).wait(1)  # the feed for the variant
                 clock = StepClock(board)
                 asked = time.monotonic()
                 link.turn("URFDLB"[k % 6], 1).wait(5)
-                times[parts].append((clock.cycle_at(asked), time.monotonic() - asked))
+                times[name].append((clock.cycle_at(asked), time.monotonic() - asked))
                 time.sleep(0.05)
         finally:
-            marlin_link.MOVE_PARTS = shipped
+            for attribute, value in saved.items():
+                setattr(marlin_link, attribute, value)
             link.close()
             board.stop()
         edges = step_cycles(trace)
-    return {f"{parts}_lines": turn_summary(edges, marks) for parts, marks in times.items()}
+    summaries = {name: turn_summary(edges, marks) for name, marks in times.items()}
+    return {"planned_s": round(90 * 60 / feed, 3), **summaries}
+
+
+def turn_times(turns: int) -> dict:
+    not_counted = {"move_feed": lambda limits, axes, units, feed: (feed, None)}
+    return {
+        "parts": timed_turns(FEED, turns, {f"{marlin_link.MOVE_PARTS}_lines": {}, "1_line": {"MOVE_PARTS": 1}}),
+        "acceleration": timed_turns(90 * 60 / 0.3, turns, {"counted": {}, "not_counted": not_counted}),
+    }
 
 
 def turn_summary(edges: list[int], marks: list[tuple[int, float]]) -> dict:

@@ -25,6 +25,7 @@ from firmware_interface.marlin.dialect import (
     split_numbered,
 )
 from firmware_interface.marlin.identity import BoardReport, board_axes, identify, refusal
+from firmware_interface.marlin.limits import least_turn_s, move_feed, parse_limit
 from firmware_interface.marlin.lines import MARKER, Line
 from firmware_interface.marlin.link import MarlinTiming
 from firmware_interface.marlin.session import MarlinSession
@@ -172,6 +173,32 @@ def test_handshake_waits_for_the_boot_banner_and_identifies_the_board(rig):
     assert info["stop_method"].startswith("M410") and not info["emergency_parser"]
     state = sim.info()
     assert not state["relative"] and state["enabled"]  # G90: absolute targets
+
+
+def test_a_turn_is_planned_with_the_board_s_acceleration_counted():
+    stock = {"M203": {"X": 500.0, "Y": 500.0}, "M201": {"X": 5000.0, "Y": 5000.0}, "M204": {"P": 5000.0, "T": 5000.0}}
+    assert [parse_limit(line) for line in ("M204 P5000.00 R3000.00 T5000.00", "echo:  M201 X5000.00 A5000")] == [
+        ("M204", {"P": 5000.0, "R": 3000.0, "T": 5000.0}),
+        ("M201", {"X": 5000.0, "A": 5000.0}),
+    ]
+    assert parse_reply("M203 X500.00 Y500.00").kind == "limits"
+    assert least_turn_s(90, 500, 5000) == pytest.approx(0.28)  # reaches 500 units/s: 0.18 s + 0.1 s
+    assert least_turn_s(90, 1000, 5000) == pytest.approx(2 * (90 / 5000) ** 0.5)  # never reaches it
+    feed, warning = move_feed(stock, ["X", "Y"], 90.0, 90 * 60 / 0.3)  # a quarter in 0.3 s
+    assert warning is None and least_turn_s(90, feed / 60, 5000) == pytest.approx(0.3) and feed > 90 * 60 / 0.3
+    feed, warning = move_feed(stock, ["X", "Y"], 90.0, 90 * 60 / 0.15)  # quicker than the board can
+    assert feed == 500 * 60 and "it takes 0.28 s" in warning and "set [rig] quarter_turn_s to 0.28 or more" in warning
+    assert move_feed({}, ["X"], 90.0, 6000.0) == (6000.0, None)  # no limits reported: the feed as it is
+    assert move_feed(stock, ["X", "Z"], 90.0, 6000.0) == (6000.0, None)  # none for Z
+
+
+def test_a_board_slower_than_the_plan_says_so_at_connect_and_moves_no_faster_than_its_m203(rig):
+    sim, link = rig({"max_feed": 200.0}, feed=90 * 60 / 0.15)
+    warnings = ready(link)["warnings"]
+    assert len(warnings) == 1 and "top speed of 200 units/s (M203)" in warnings[0] and "takes 0.45 s" in warnings[0]
+    started = time.monotonic()
+    link.turn("R", 1).wait(3)
+    assert time.monotonic() - started >= 0.45 and sim.cube == apply(SOLVED, "R")
 
 
 def test_a_board_with_too_few_axes_is_refused_at_connect(rig):

@@ -91,7 +91,8 @@ def split_numbered(line: str) -> tuple[int | None, str, int | None]:
 @dataclass(frozen=True)
 class Reply:
     """One line from Marlin. ``kind``: ok, resend, busy, error, start, banner, echo, position, marker,
-    firmware (M115's first line), cap (M115's ``Cap:`` lines), other."""
+    firmware (M115's first line), cap (M115's ``Cap:`` lines), steps (M92's), limits (M203's, M201's,
+    M204's), other."""
 
     kind: str
     text: str = ""
@@ -121,6 +122,7 @@ _POSITION = re.compile(r"\b([XYZIJKABCUVWE]):(-?\d+(?:\.\d+)?)")
 _MARKER = re.compile(r"^(?:echo:)?rd(\d+) rd(\d+)$")
 _BUSY = re.compile(r"^(?:echo:)?busy:")
 _STEPS = re.compile(r"^(?:echo:)?\s*M92\s+[XYZIJKABCUVWE]-?\d")
+_LIMITS = re.compile(r"^(?:echo:)?\s*M20[134]\s+[A-Z]-?\d")
 _STEPS_FIELD = re.compile(r"\b([XYZIJKABCUVWE])(-?\d+(?:\.\d+)?)")
 
 
@@ -165,6 +167,8 @@ def _special(line: str) -> Reply | None:
         return Reply("cap", line[4:])
     if _STEPS.match(line):
         return Reply("steps", line)
+    if _LIMITS.match(line):
+        return Reply("limits", line)
     return None
 
 

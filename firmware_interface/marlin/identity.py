@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from .dialect import AXIS_NUMBER, parse_steps
+from .limits import parse_limit
 
 STOP_METHOD = {
     True: "M410 (quick stop), acted on as its bytes arrive (EMERGENCY_PARSER)",
@@ -34,6 +35,11 @@ class BoardReport:
     capabilities: dict[str, bool] = field(default_factory=dict)  # M115's Cap: lines
     letters: str | None = None  # its axis names, in order, from M114
     steps_per_unit: dict[str, float] = field(default_factory=dict)  # M92's report, per axis
+    limits: dict[str, dict[str, float]] = field(default_factory=dict)  # M203's, M201's, M204's reports
+
+    def on_limits(self, text: str) -> None:
+        code, values = parse_limit(text)
+        self.limits[code] = values
 
     def on_firmware(self, line: str) -> None:
         self.fields = {key: value.strip() for key, value in _FIELD.findall(line)}

@@ -21,8 +21,11 @@ Marlin asks, silence probes, the stop):
   board (identity.py: firmware, version, axis count and names, ``Cap:``
   lines, steps per unit; a board that is no Marlin or lacks the configured
   axes is refused with a ``HandshakeError`` that says why); the steps per
-  unit are set (``steps_per_quarter`` given) or checked (axis_steps.py),
-  then ``G90``. ``info`` carries what was learnt and the stop method.
+  unit are set (``steps_per_quarter`` given) or checked (axis_steps.py);
+  ``M203``, ``M201`` and ``M204`` report its speed limits: moves go at the
+  speed that makes a quarter turn take the time the feed plans, Marlin's
+  acceleration counted, with a warning when the board cannot (limits.py);
+  then ``G90``. ``info`` carries what was learnt, the stop method and warnings.
 * Truthful completion: each move is ``G1`` (three lines, MOVE_PARTS),
   ``M400`` and a marker (``M118``), done when its marker is printed: Marlin
   runs lines in order and answers M400 only once the planner is empty.
@@ -56,6 +59,7 @@ from ..motion import Motion, result_within
 from ..steps import Step
 from .dialect import AXIS_NUMBER, DEFAULT_AXES, move_command, parse_reply, steps_command
 from .identity import board_axes, identify, refusal
+from .limits import move_feed
 from .lines import IDENT, MARKER, POSITION, STEPS, Line
 from .session import MarlinSession
 from .timing import MarlinTiming
@@ -104,6 +108,8 @@ class MarlinLink(LinePort):
                 "must stay free for the stop to be read at once)"
             )
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
+        self._limits: dict[str, dict[str, float]] = {}  # the board's M203, M201, M204
+        self._move_feed = self.feed  # the G1 F that makes a quarter take the planned time (limits.py)
         self.steps_per_quarter = axis_steps.per_face(steps_per_quarter, list(self.axes))
         self.timing, self.buffer = timing or MarlinTiming(), buffer
         self._lock = threading.Lock()
@@ -166,7 +172,10 @@ class MarlinLink(LinePort):
         self._await_hello(hello)
         report = self._identified()
         self._set_steps(report)
+        self._ask([Line("M203"), Line("M201"), Line("M204")], "M203, M201 and M204")  # speed limits: reports
         with self._lock:
+            self._limits = report.limits
+            warnings = [warning for warning in [self._plan_feed()] if warning]
             session.queue(Line("G90"))
             self._follow(session.position or {})
             session.pump(time.monotonic())
@@ -183,10 +192,14 @@ class MarlinLink(LinePort):
                     report.steps_per_unit, self._board_axes, self.units_per_quarter
                 ),
                 "feed": self.feed,
+                "move_feed": self._move_feed,
+                "warnings": warnings,
                 "boot_id": None,
             }
             info = dict(self._info)
         self._run_after()
+        for warning in warnings:
+            log.warning("%s: %s", self.port, warning)
         return info
 
     def _await_hello(self, hello: Future) -> None:
@@ -309,12 +322,14 @@ class MarlinLink(LinePort):
         self._target = {axis: position.get(axis, 0.0) for axis in self._board_axes.values()}
 
     def set_speed(self, quarter_ms: int) -> Motion:
-        """Feed rate so a quarter turn takes ``quarter_ms`` (plus acceleration), for moves queued after."""
+        """Feed rate so a quarter turn takes ``quarter_ms`` (acceleration counted where the board reported it),
+        for moves queued after."""
         if isinstance(quarter_ms, bool) or not isinstance(quarter_ms, int) or quarter_ms <= 0:
             raise ConfigError(f"quarter-turn time must be a positive whole number of ms, got {quarter_ms!r}")
         with self._lock:
             self._check_usable()
             self.feed = self.units_per_quarter / (quarter_ms / 60000.0)
+            self._plan_feed()
             motion = Motion(Step("SPEED", self._next_mid, quarter_ms=quarter_ms))
             self._next_mid += 1
         motion.received.set_result(True)
@@ -363,10 +378,16 @@ class MarlinLink(LinePort):
         self._run_after()
         return motions
 
+    def _plan_feed(self) -> str | None:
+        """The G1 feed for the planned quarter-turn time on this board; a warning when it cannot be met."""
+        axes = list(self._board_axes.values())
+        self._move_feed, warning = move_feed(self._limits, axes, self.units_per_quarter, self.feed)
+        return warning
+
     def _move(self, turns: list[tuple[str, int]]) -> list[str]:
         """The absolute G1 lines of a move, from the targets of the moves before it: MOVE_PARTS in a line."""
         commands = [
-            move_command(turns, self.units_per_quarter, self.feed, self._target, share=k / MOVE_PARTS)
+            move_command(turns, self.units_per_quarter, self._move_feed, self._target, share=k / MOVE_PARTS)
             for k in range(1, MOVE_PARTS + 1)
         ]
         for axis, q in turns:

@@ -35,6 +35,9 @@ shared/stock-firmware/README.md records of the real binaries:
   1.0 s, ``mark``, ``ok``, ``ok`` at 2.1 s;
 * ``M112``: ``echo:M112 Shutdown``, ``Error:Printer halted. kill()
   called!``; the motors run on for 0.7 s, then nothing until a reset;
+* ``M203`` (no axis moves faster: ``Build.max_feed``), ``M201`` and ``M204``
+  (acceleration: reported, not modelled), each set by its words or, alone,
+  reported as the stock build does (``M203 X500.00 ...``);
 * ``M115`` (``FIRMWARE_NAME:...``, ``Cap:`` lines), ``M114`` (``X:..
   Count X:..``, the end of the planned moves), ``M118``, ``M110``,
   ``G90``/``G91``, ``G92``, ``M17``/``M18``/``M84``, ``M108``; anything else
@@ -74,6 +77,8 @@ class Build:
     baudrate: int = 115200
     firmware: str = "Marlin 2.1.2"
     steps_per_unit: tuple[float, ...] = (400 / 90,) * 6  # DEFAULT_AXIS_STEPS_PER_UNIT, per axis in order
+    max_feed: float = 10000.0  # M203, units/s on every axis: no move is faster
+    acceleration: float = 1e6  # M201 and M204 report it; not modelled (so high that it takes no time)
 
 
 @dataclass
@@ -94,6 +99,7 @@ class MarlinMachine:
         self.default_steps = dict(zip(build.letters, build.steps_per_unit))
         self.planner_size, self.busy_s, self.emergency_parser = build.planner, build.busy_s, build.emergency_parser
         self.advanced_ok, self.byte_s, self.firmware = build.advanced_ok, 10 / build.baudrate, build.firmware
+        self.max_feed, self.acceleration = build.max_feed, build.acceleration
         self.accepted: list[tuple[int | None, str]] = []  # every line run (number, command)
         self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> delta)
         self.stop_times: list[float] = []  # when the motors stopped on M410 or M112
@@ -111,6 +117,11 @@ class MarlinMachine:
         self.planner: deque[Block] = deque()
         self.pos = {axis: 0.0 for axis in self.letters}  # the end of every planned move
         self.steps_per_unit = dict(self.default_steps)  # M92 holds until a reset (no EEPROM: M500 is not modelled)
+        self.limits = {  # M203, M201, M204 hold until a reset too
+            "M203": dict.fromkeys(self.letters, self.max_feed),
+            "M201": dict.fromkeys(self.letters, self.acceleration),
+            "M204": dict.fromkeys("PRT", self.acceleration),
+        }
         self.last_n, self.relative, self.enabled, self.halted = 0, False, False, False
         self.feed, self.next_busy = 1000.0, 0.0
         self.blocked_until = 0.0  # the main loop waits out a quick stop until then
@@ -323,6 +334,8 @@ class MarlinMachine:
             self.say(self._position())
         elif code == "M92":
             self._steps_per_unit(params)
+        elif code in ("M203", "M201", "M204"):
+            self._limit(code, params)
         elif code == "M115":
             self._identify()
         elif code == "M118":
@@ -346,6 +359,14 @@ class MarlinMachine:
         if not params:
             self.say("  M92 " + " ".join(f"{a}{self.steps_per_unit[a]:.2f}" for a in self.letters))
 
+    def _limit(self, code: str, params: dict[str, float]) -> None:
+        """M203 (top speed per axis, units/s), M201 (acceleration per axis), M204 (P R T accelerations): set
+        what is given; alone, report them."""
+        values = self.limits[code]
+        values.update({key: value for key, value in params.items() if key in values and value > 0})
+        if not params:
+            self.say(f"{code} " + " ".join(f"{key}{value:.2f}" for key, value in values.items()))
+
     def _identify(self) -> None:
         self.say(
             f"FIRMWARE_NAME:{self.firmware} (robotd simulator) SOURCE_CODE_URL:github.com/MarlinFirmware/Marlin "
@@ -361,7 +382,10 @@ class MarlinMachine:
         if not deltas:
             return
         start = self.planner[-1].end if self.planner else now + FIRST_MOVE_S
-        self.planner.append(Block(start, start + math.hypot(*deltas.values()) / max(feed, 1e-6) * 60.0, deltas))
+        path = math.hypot(*deltas.values())
+        top = self.limits["M203"]  # no axis faster than its M203: the whole move slows down
+        speed = min(feed / 60.0, *(top[axis] * path / abs(delta) for axis, delta in deltas.items()))
+        self.planner.append(Block(start, start + path / max(speed, 1e-6), deltas))
         early = self.planner[0].start - now
         if len(self.planner) >= FIRST_MOVE_BLOCKS and early > 0:  # enough queued: the held blocks go at once
             for block in self.planner:

@@ -134,7 +134,7 @@ class MarlinSession:
         elif kind == "busy":
             self.last_busy = now
             self.counters["busy"] += 1
-        elif kind in ("position", "firmware", "cap", "steps"):
+        elif kind in ("position", "firmware", "cap", "steps", "limits"):
             self.on_report(reply)
         elif kind == "error":
             self.on_error(reply, now)
@@ -215,6 +215,8 @@ class MarlinSession:
             self.report.on_steps(reply.text)
             if line is not None and line.kind == STEPS:
                 line.heard = True
+        elif reply.kind == "limits":
+            self.report.on_limits(reply.text)  # its ok answers the line: a lost report leaves no figure
         elif reply.kind == "firmware":
             self.report.on_firmware(reply.text)
             if line is not None and line.kind == IDENT:

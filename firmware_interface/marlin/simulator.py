@@ -10,7 +10,8 @@ the axis's M92 steps per unit), as the simavr harness counts the steps of
 the real binary (a move a stop cut short turns the face only if it got that
 far). The board is built with ``steps_per_quarter / units_per_quarter``
 steps per unit on every axis unless ``steps_per_unit`` (axis -> value)
-says otherwise.
+says otherwise, and no axis moves faster than ``max_feed`` units/s (its
+M203).
 
 Axes are named as the stock build names them (``letters``, default ``X Y
 Z A B C``); ``axes`` maps faces to them, ``I J K`` standing for axes 4-6
@@ -55,6 +56,7 @@ class SimulatedMarlin(PtyBoard):
         busy_ms: float = 2000.0,
         emergency_parser: bool = False,
         advanced_ok: bool = False,
+        max_feed: float = 10000.0,
         reset_on_open: bool = True,
         boot_ms: float = 0.0,
         state: str | None = None,
@@ -79,7 +81,13 @@ class SimulatedMarlin(PtyBoard):
         built = {axis: self._quarter_steps.get(axis, 400.0) / units_per_quarter for axis in letters}
         built |= steps_per_unit or {}
         build = Build(
-            letters, planner, busy_ms / 1000, emergency_parser, advanced_ok, steps_per_unit=tuple(built.values())
+            letters,
+            planner,
+            busy_ms / 1000,
+            emergency_parser,
+            advanced_ok,
+            steps_per_unit=tuple(built.values()),
+            max_feed=max_feed,
         )
         self._machine = MarlinMachine(build, self._say, self._moved)
         self._triggers = DeviceTriggers(self.faults)
