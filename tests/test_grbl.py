@@ -91,11 +91,13 @@ def test_what_the_board_says_of_itself_is_judged():
     assert "has 3 axes (XYZ) and robotd needs one per face, 6" in refusal(report, dict(DEFAULT_AXES))
     assert needs_reset(1) and needs_reset(2) and not needs_reset(3) and not needs_reset(None)
     assert "square it by hand" in alarm_advice(3) and "set $22=0" in alarm_advice(9)
-    assert [w.split(" (")[0] for w in settings_warnings({20: "1", 21: "0", 22: "1", 13: "1"})] == [
+    assert [w.split(" (")[0] for w in settings_warnings({20: "1", 21: "0", 22: "1", 13: "1", 1: "255"})] == [
         "soft limits are on",
         "homing is on",
         "positions are reported in inches",
     ]
+    idle_lock = settings_warnings({1: "25"})  # grbl's default: 25 ms after each move, then the drivers off
+    assert len(idle_lock) == 1 and "$1=25: after every move grbl waits" in idle_lock[0] and "set $1=255" in idle_lock[0]
 
 
 def test_move_lines_are_absolute_and_pin_the_modal_state():
@@ -523,6 +525,19 @@ def test_a_feed_hold_in_motion_decelerates_before_it_holds(grbl):
         raw.close()
 
 
+def test_a_move_reports_idle_only_after_the_step_idle_delay(grbl):
+    """$1=254 (the build's): the axis is at its target, but grbl says Run until it has held the drivers 254 ms."""
+    raw = RawPort(grbl.board.path)
+    try:
+        raw.boot()
+        assert raw.send("G1 X90 F27000\n", 1) == ["ok"]  # 0.2 s at the feed (0.26 s on the binary)
+        answered = time.monotonic()
+        wait_for(lambda: raw.send("?", 1)[0].startswith("<Idle|MPos:90.000,"), timeout_s=2)
+        assert time.monotonic() - answered > 0.4  # the move, then 0.254 s of Run at the target
+    finally:
+        raw.close()
+
+
 def test_a_status_asked_during_a_reset_is_answered_after_its_banner(grbl):
     """A ``?`` in the last 0.25 s of a reset (grbl's start-up) is answered once the banner is out; one sooner
     in a reset in motion (before its ALARM:3) is lost."""
@@ -555,7 +570,8 @@ def test_the_link_identifies_the_board_and_refuses_a_config_it_does_not_fit(grbl
         "build_options": "VNMGH",
         "axis_letters": "XYZABC",
     }
-    assert (info["axis_count"], info["planner_blocks"], info["rx_buffer"], info["warnings"]) == (6, 35, 255, [])
+    assert (info["axis_count"], info["planner_blocks"], info["rx_buffer"]) == (6, 35, 255)
+    assert info["warnings"] == settings_warnings({1: "254"})  # the build's $1: 254 ms after every move
     assert "soft reset (0x18)" in info["stop_method"] and info["stop_latency_ms"] <= 100
     assert info["settings"] == {"$1": "254", "$13": "0", "$20": "0", "$21": "0", "$22": "0"}
 
@@ -564,7 +580,8 @@ def test_a_soft_limit_alarm_is_reset_unlocked_and_the_next_turn_works(grbl):
     configure(grbl.board, "$22=1", "$20=1")  # soft limits (they need homing on): machine space is -travel..0
     link = grbl.link()
     warnings = link.connect()["warnings"]
-    assert [w.split(" (")[0] for w in warnings] == ["soft limits are on", "homing is on"]
+    idle_lock = settings_warnings({1: "254"})[0]  # the build's $1
+    assert [w.split(" (")[0] for w in warnings] == ["soft limits are on", "homing is on", idle_lock.split(" (")[0]]
     link.home().wait(2)
     link.turn("R", -1).wait(3)
     with pytest.raises(DeviceFault) as caught:
@@ -584,7 +601,7 @@ def test_a_board_locked_at_power_up_by_homing_is_unlocked_with_a_warning(grbl):
     grbl.board.reset()  # power off and on: grbl starts in alarm and asks for $H
     link = grbl.link()
     info = link.connect()
-    assert len(info["warnings"]) == 1 and "homing is on ($22=1)" in info["warnings"][0]
+    assert len(info["warnings"]) == 2 and "homing is on ($22=1)" in info["warnings"][0]
     assert "robotd unlocks it with $X" in info["warnings"][0]
     link.home().wait(2)
     link.turn("F", 1).wait(3)

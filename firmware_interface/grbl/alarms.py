@@ -96,6 +96,13 @@ def settings_warnings(settings: dict[int, str]) -> list[str]:
         )
     if 13 in on:
         warnings.append("positions are reported in inches ($13=1), robotd reads millimetres; set $13=0")
+    lock = settings.get(1)
+    if lock is not None and lock.strip() not in ("255", "255.0"):
+        warnings.append(
+            f"step idle delay $1={lock}: after every move grbl waits that many ms before it reports Idle (each "
+            "turn takes that much longer) and then switches the drivers off, so the faces can slip; set $1=255 "
+            "(drivers always on)"
+        )
     return warnings
 
 

@@ -13,7 +13,7 @@ import math
 
 from .words import LineError
 
-SOFT_LIMITS, HOMING, STEPS, TRAVEL = 20, 22, 100, 130
+IDLE_LOCK, SOFT_LIMITS, HOMING, STEPS, TRAVEL = 1, 20, 22, 100, 130
 PER_AXIS = (100, 110, 120, 130)  # steps per unit, max rate, acceleration, travel: $100 + the axis's index
 
 
@@ -44,6 +44,11 @@ class Eeprom:
 
     def lines(self) -> list[str]:
         return [f"${number}={value}" for number, value in sorted(self.values.items())]
+
+    def idle_lock_s(self) -> float:
+        """``$1``: how long grbl holds the drivers after a move before it reports Idle (255: always on, no wait)."""
+        value = float(self.values.get(IDLE_LOCK, "255"))
+        return 0.0 if value == 255 else value / 1000
 
     def on(self, number: int) -> bool:
         return float(self.values.get(number, "0")) != 0

@@ -6,7 +6,8 @@ from 0x80 up dropped); lines cleaned as grbl does (blanks and control
 characters dropped, lower case raised, ``(...)`` and ``;`` comments
 removed) and answered ``ok`` or ``error:N`` (an empty line, such as the
 line end after a ``?``, gets ``ok`` too); a planner of blocks that take
-path length / F; states Idle, Run, Hold:1 (decelerating, ``hold_s``: the build's) and
+path length / F (then ``$1`` ms more of Run, unless ``$1=255``: grbl's
+step idle delay); states Idle, Run, Hold:1 (decelerating, ``hold_s``: the build's) and
 Hold:0, Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
 G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
 no-ops, F N P S T words, and the errors of malformed or conflicting words;
@@ -105,6 +106,7 @@ class GrblMachine:
         self.line = bytearray()
         self.held, self.hold_until = False, 0.0
         self.run_started, self.elapsed = 0.0, 0.0  # time spent on the head block before a hold
+        self.idle_at = 0.0  # the last move over, grbl waits $1 ms (unless $1=255) before it says Idle
         self.motion: float = 0
         self.absolute, self.inches, self.inverse = True, False, False
         self.feed, self.wcs = 0.0, 54
@@ -175,7 +177,7 @@ class GrblMachine:
             return "Alarm"
         if self.held:
             return "Hold:1" if now < self.hold_until else "Hold:0"
-        return "Run" if self.planner else "Idle"
+        return "Run" if self.planner or now < self.idle_at else "Idle"
 
     # ------------------------------------------------------------ input
 
@@ -247,6 +249,7 @@ class GrblMachine:
             self.planner.popleft()
             self.mpos = dict(segment.end)
             self.run_started, self.elapsed = ends, 0.0
+            self.idle_at = ends + (0.0 if self.planner else self.eeprom.idle_lock_s())  # $1 ms still Run
             self.finished(segment)
 
     # ------------------------------------------------------------ lines
@@ -400,7 +403,7 @@ class GrblMachine:
         else:
             position = "MPos:" + _values(self.mpos, self.letters)
         state = self.state(now)
-        feed = self.planner[0].feed if state == "Run" else 0.0
+        feed = self.planner[0].feed if state == "Run" and self.planner else 0.0  # (none in $1's wait)
         fields = [state, position, f"FS:{number(feed)},0"]
         if int(self.eeprom.values.get(10, "1")) & 2:  # $10 bit 1: buffer state
             fields.insert(2, f"Bf:{self.planner_size - len(self.planner)},{self.build.rx_buffer - len(self.line)}")
