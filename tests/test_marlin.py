@@ -25,12 +25,13 @@ from firmware_interface.marlin.dialect import (
     split_numbered,
 )
 from firmware_interface.marlin.identity import BoardReport, board_axes, identify, refusal
-from firmware_interface.marlin.limits import least_turn_s, move_feed, parse_limit
+from firmware_interface.marlin.limits import move_feed, parse_limit
 from firmware_interface.marlin.lines import MARKER, Line
 from firmware_interface.marlin.link import MarlinTiming
 from firmware_interface.marlin.session import MarlinSession
 from firmware_interface.motion import Motion
 from firmware_interface.steps import Step
+from firmware_interface.turn_speed import least_turn_s
 from line_rigs import SOLVED, estop_mid_move, ready, rigs
 from solver import apply
 

@@ -150,7 +150,7 @@ def test_the_link_identifies_the_build_and_recovers_from_a_quick_stop(variant):
         assert (info["firmware"], info["axis_count"], info["axis_letters"]) == ("Marlin bugfix-2.1.x", 6, "XYZABC")
         assert info["emergency_parser"] == (variant == "ep") and info["axes"]["B"] == "C"
         # the rigs' quarter turn in 20 ms: 500 units/s and 5000 units/s² take 0.28 s
-        assert len(info["warnings"]) == 1 and "at its top speed of 500 units/s (M203)" in info["warnings"][0]
+        assert len(info["warnings"]) == 1 and "top speed of 500 units/s (M203)" in info["warnings"][0]
         assert "acceleration of 5,000 units/s² (M201, M204 T) it takes 0.28 s" in info["warnings"][0]
         estop_mid_move(board, link)
         position = link.clear()

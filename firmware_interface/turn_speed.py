@@ -1,0 +1,53 @@
+"""How long a turn takes on a board that accelerates, and the top speed that makes it take the planned time.
+
+A move of ``d`` units from rest to rest, at top speed ``v`` and acceleration
+``a``, takes ``d / v + v / a`` when it reaches ``v`` (``v * v / a <= d``),
+else ``2 * sqrt(d / a)``. robotd plans a quarter turn at ``units_per_quarter
+/ feed``; MarlinLink (its M203, M201 and M204 T: marlin/limits.py) moves at
+the top speed that makes it take that long, and warns when the board's
+limits do not allow it. (grbl's $110-$115 and $120-$125 would serve the
+same way; GrblLink does not use them yet.)
+"""
+
+from __future__ import annotations
+
+import math
+
+SLOWER_BY = 1.1  # a board this much slower than planned is worth a warning (and at least SLOWER_S)
+SLOWER_S = 0.02
+
+
+def least_turn_s(distance: float, speed: float, acceleration: float) -> float:
+    """The least time for ``distance`` from rest to rest at this top speed and acceleration."""
+    if speed * speed / acceleration >= distance:
+        return 2.0 * math.sqrt(distance / acceleration)
+    return distance / speed + speed / acceleration
+
+
+def cruise_speed(distance: float, seconds: float, acceleration: float) -> float | None:
+    """The top speed at which ``distance`` takes ``seconds`` from rest to rest, accelerating and braking at
+    ``acceleration``; None when no speed is enough (``seconds`` under ``2 * sqrt(distance / acceleration)``)."""
+    squared = (acceleration * seconds) ** 2 - 4.0 * acceleration * distance
+    if squared < 0:
+        return None
+    return (acceleration * seconds - math.sqrt(squared)) / 2.0  # the root that brakes before the end
+
+
+def turn_speed(units_per_quarter: float, feed: float, top: float, acceleration: float) -> tuple[float, float | None]:
+    """The top speed (units/s) for a quarter turn in the time ``feed`` (units/min) plans, at most ``top``; and
+    None, or the least time the board needs when that is well over the plan."""
+    planned = units_per_quarter / feed * 60.0
+    speed = cruise_speed(units_per_quarter, planned, acceleration)
+    if speed is not None and speed <= top:
+        return speed, None
+    least = least_turn_s(units_per_quarter, top, acceleration)
+    return top, (least if least >= max(planned * SLOWER_BY, planned + SLOWER_S) else None)
+
+
+def too_slow(planned: float, least: float, limits: str, fix: str) -> str:
+    """The warning for a board that needs ``least`` seconds a quarter turn where robotd plans ``planned``."""
+    return (
+        f"this board cannot turn a quarter turn in the {planned:.2f} s robotd plans ([rig] quarter_turn_s, or the "
+        f"controller's feed): at {limits} it takes {least:.2f} s, so the motor times of plans and of the dashboard "
+        f"run short. {fix}, or set [rig] quarter_turn_s to {math.ceil(least * 100 - 1e-6) / 100:.2f} or more"
+    )
