@@ -78,7 +78,7 @@ class Build:
     firmware: str = "Marlin 2.1.2"
     steps_per_unit: tuple[float, ...] = (400 / 90,) * 6  # DEFAULT_AXIS_STEPS_PER_UNIT, per axis in order
     max_feed: float = 10000.0  # M203, units/s on every axis: no move is faster
-    acceleration: float = 1e6  # M201 and M204 report it; not modelled (so high that it takes no time)
+    acceleration: float = 1e9  # M201 and M204 report it; not modelled (so high that it costs no time)
 
 
 @dataclass
