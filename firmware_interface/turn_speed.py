@@ -5,8 +5,8 @@ A move of ``d`` units from rest to rest, at top speed ``v`` and acceleration
 else ``2 * sqrt(d / a)``. robotd plans a quarter turn at ``units_per_quarter
 / feed``; MarlinLink (its M203, M201 and M204 T: marlin/limits.py) moves at
 the top speed that makes it take that long, and warns when the board's
-limits do not allow it. (grbl's $110-$115 and $120-$125 would serve the
-same way; GrblLink does not use them yet.)
+limits do not allow it; GrblLink likewise with grbl's ``$110``-``$115``
+and ``$120``-``$125`` (grbl/limits.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import math
 
 SLOWER_BY = 1.1  # a board this much slower than planned is worth a warning (and at least SLOWER_S)
 SLOWER_S = 0.02
+SAME_BY = 1.001  # a cruise speed this close to the plain feed's is that feed (no float noise in the G-code)
 
 
 def least_turn_s(distance: float, speed: float, acceleration: float) -> float:
@@ -39,7 +40,7 @@ def turn_speed(units_per_quarter: float, feed: float, top: float, acceleration: 
     planned = units_per_quarter / feed * 60.0
     speed = cruise_speed(units_per_quarter, planned, acceleration)
     if speed is not None and speed <= top:
-        return speed, None
+        return (feed / 60.0 if speed <= feed / 60.0 * SAME_BY else speed), None
     least = least_turn_s(units_per_quarter, top, acceleration)
     return top, (least if least >= max(planned * SLOWER_BY, planned + SLOWER_S) else None)
 

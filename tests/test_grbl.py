@@ -30,12 +30,14 @@ from firmware_interface.grbl.dialect import (
     parse_status,
 )
 from firmware_interface.grbl.identity import BoardReport, not_grbl, refusal, too_old
+from firmware_interface.grbl.limits import move_feed as grbl_move_feed
 from firmware_interface.grbl.link import GrblLink
 from firmware_interface.grbl.machine import UNLOCK_HINT, GrblMachine
 from firmware_interface.grbl.simulator import SimulatedGrbl
 from firmware_interface.marlin.link import MarlinLink
 from firmware_interface.marlin.simulator import SimulatedMarlin
 from firmware_interface.stock_firmware import missing_stock, stock_board
+from firmware_interface.turn_speed import least_turn_s
 from line_rigs import FEED, SOLVED, estop_mid_move, ready, rigs
 from robot_doubles import wait_for
 from solver import apply
@@ -136,8 +138,21 @@ class Board:
         return self.send(b"?", at)[0]
 
 
+def test_a_turn_is_planned_with_the_board_s_acceleration_counted():
+    stock = {110: "30000.000", 111: "30000.000", 120: "5000.000", 121: "5000.000"}  # the grbl-Mega-5X build
+    feed, warning = grbl_move_feed(stock, "XY", ["X", "Y"], 90.0, 90 * 60 / 0.3)  # a quarter turn in 0.3 s
+    assert warning is None and least_turn_s(90, feed / 60, 5000) == pytest.approx(0.3)
+    feed, warning = grbl_move_feed(stock, "XY", ["X", "Y"], 90.0, 90 * 60 / 0.15)
+    assert feed == 30000 and "grbl's maximum rate of 30000 units/min ($110-$115)" in warning
+    assert "it takes 0.28 s" in warning and "set [rig] quarter_turn_s to 0.28 or more" in warning
+    assert grbl_move_feed({110: "30000", 120: "x"}, "X", ["X"], 90.0, 6000.0) == (6000.0, None)  # garbled
+    quick = {110: "1000000", 120: "1000000000"}  # acceleration that costs nothing: the feed as it is
+    assert grbl_move_feed(quick, "X", ["X"], 90.0, 270000.0) == (270000.0, None)
+
+
 def test_the_simulated_board_speaks_grbl():
     board = Board(hold_s=0.05)
+    assert board.send(b"G1 X0 F5400\n", 0.0) == ["ok"]  # to where it is: nothing to do
     assert board.send(b"G91 G1 X90 F5400\n", 0.0) == ["ok"]  # 90 units at 5400/min: one second
     assert board.state(0.1).startswith("<Run|MPos:0.000,0.000,0.000,0.000,0.000,0.000|Bf:15,1024|FS:5400,0|WCO:")
     board.send(b"!", 0.2)
@@ -571,7 +586,10 @@ def test_the_link_identifies_the_board_and_refuses_a_config_it_does_not_fit(grbl
         "axis_letters": "XYZABC",
     }
     assert (info["axis_count"], info["planner_blocks"], info["rx_buffer"]) == (6, 35, 255)
-    assert info["warnings"] == settings_warnings({1: "254"})  # the build's $1: 254 ms after every move
+    assert info["warnings"][0] == settings_warnings({1: "254"})[0]  # the build's $1: 254 ms after every move
+    slow = info["warnings"][1]  # the tests' pace, a quarter turn in 20 ms, against 500 units/s and 5000 units/s²
+    assert len(info["warnings"]) == 2 and "maximum rate of 30000 units/min ($110-$115)" in slow
+    assert "acceleration of 5,000 units/s² ($120-$125) it takes 0.28 s" in slow and info["move_feed"] == 30000
     assert "soft reset (0x18)" in info["stop_method"] and info["stop_latency_ms"] <= 100
     assert info["settings"] == {"$1": "254", "$13": "0", "$20": "0", "$21": "0", "$22": "0"}
 
@@ -581,7 +599,8 @@ def test_a_soft_limit_alarm_is_reset_unlocked_and_the_next_turn_works(grbl):
     link = grbl.link()
     warnings = link.connect()["warnings"]
     idle_lock = settings_warnings({1: "254"})[0]  # the build's $1
-    assert [w.split(" (")[0] for w in warnings] == ["soft limits are on", "homing is on", idle_lock.split(" (")[0]]
+    assert [w.split(" (")[0] for w in warnings[:3]] == ["soft limits are on", "homing is on", idle_lock.split(" (")[0]]
+    assert len(warnings) == 4 and "cannot turn a quarter turn" in warnings[3]
     link.home().wait(2)
     link.turn("R", -1).wait(3)
     with pytest.raises(DeviceFault) as caught:
@@ -601,7 +620,7 @@ def test_a_board_locked_at_power_up_by_homing_is_unlocked_with_a_warning(grbl):
     grbl.board.reset()  # power off and on: grbl starts in alarm and asks for $H
     link = grbl.link()
     info = link.connect()
-    assert len(info["warnings"]) == 2 and "homing is on ($22=1)" in info["warnings"][0]
+    assert len(info["warnings"]) == 3 and "homing is on ($22=1)" in info["warnings"][0]
     assert "robotd unlocks it with $X" in info["warnings"][0]
     link.home().wait(2)
     link.turn("F", 1).wait(3)

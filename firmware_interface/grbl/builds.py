@@ -45,6 +45,16 @@ MEGA_5X_SETTINGS = {
 }
 
 
+# a grblHAL rig set up for quick turns: drivers always on, limits that cost a quarter turn no time at robotd's
+# paces (grblHAL's own defaults, 500 units/min and 10 units/s², suit a milling machine, not a cube)
+GRBLHAL_SETTINGS = {
+    1: "255",
+    10: "511",
+    **{110 + i: "1000000.000" for i in range(6)},
+    **{120 + i: "1000000000.000" for i in range(6)},
+}
+
+
 @dataclass(frozen=True)
 class Delays:
     """How long a build takes over its resets and alarms, in seconds (grblHAL's: none)."""
@@ -66,7 +76,7 @@ class Build:
     blank_eeprom: bool = False  # the first power-on prints error:7 and the settings (the defaults restored)
     delays: Delays = Delays()
     buffers: tuple[int, int] = (16, 1024)  # planner blocks, receive buffer bytes
-    settings: dict[int, str] = field(default_factory=lambda: {**MEGA_5X_SETTINGS, 1: "255", 10: "511"})
+    settings: dict[int, str] = field(default_factory=lambda: {**MEGA_5X_SETTINGS, **GRBLHAL_SETTINGS})
 
     @property
     def rx_buffer(self) -> int:

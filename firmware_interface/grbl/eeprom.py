@@ -50,6 +50,14 @@ class Eeprom:
         value = float(self.values.get(IDLE_LOCK, "255"))
         return 0.0 if value == 255 else value / 1000
 
+    def limit(self, number: int) -> float:
+        """A rate or acceleration setting; a value that is not a positive number limits nothing."""
+        try:
+            value = float(self.values.get(number, "inf"))
+        except ValueError:
+            return math.inf
+        return value if value > 0 else math.inf
+
     def on(self, number: int) -> bool:
         return float(self.values.get(number, "0")) != 0
 

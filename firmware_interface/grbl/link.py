@@ -59,6 +59,7 @@ from .dialect import (
 )
 from .identity import identify, refusal, too_old
 from .jobs import Job, plan_entry
+from .limits import move_feed
 from .session import GrblSession
 from .timing import GrblTiming
 
@@ -101,6 +102,7 @@ class GrblLink(LinePort):
         if units_per_quarter <= 0 or feed <= 0 or retries < 1 or (tolerance is not None and tolerance <= 0):
             raise ConfigError("units_per_quarter, feed, tolerance and retries must be positive")
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
+        self._move_feed = self.feed  # the G1 F that makes a quarter take the planned time (limits.py)
         self.steps_per_quarter = axis_steps.per_face(steps_per_quarter, list(self.axes))
         self.timing = timing or GrblTiming()
         # half a degree of face rotation by default: far above a step, far below a garbled digit
@@ -170,6 +172,7 @@ class GrblLink(LinePort):
                 self._session.connecting = False
         with self._lock:
             self._connected = True
+            slow = self._plan_feed()
             self._info = {
                 "port": self.port,
                 "protocol": 1,
@@ -180,9 +183,11 @@ class GrblLink(LinePort):
                 "units_per_quarter": self.units_per_quarter,
                 "steps_per_quarter": axis_steps.quarter_steps(board, self.axes, self.units_per_quarter),
                 "feed": self.feed,
+                "move_feed": self._move_feed,
                 "window": 1,
                 "boot_id": None,
             }
+            self._info["warnings"] = [*self._info["warnings"], *([slow] if slow else [])]
             info = dict(self._info)
         for warning in info["warnings"]:
             log.warning("%s: %s", self.port, warning)
@@ -292,6 +297,13 @@ class GrblLink(LinePort):
         if self._session.fault is not None:
             raise self._session.fault
 
+    def _plan_feed(self) -> str | None:
+        """The G1 feed for the planned quarter-turn time on this board; a warning when it cannot be met."""
+        report, axes = self._session.report, list(self.axes.values())
+        letters, upq = report.letters or "", self.units_per_quarter
+        self._move_feed, warning = move_feed(report.settings, letters, axes, upq, self.feed)
+        return warning
+
     def _submit(self, step_verb: str, kind: str, turns=(), feed: float = 0.0) -> Motion:
         motion = Motion(Step(step_verb, self._next_mid, tuple(turns)))
         self._next_mid += 1
@@ -318,12 +330,14 @@ class GrblLink(LinePort):
         return self._command("HOME", "home")
 
     def set_speed(self, quarter_ms: int) -> Motion:
-        """Feed rate so a quarter turn takes ``quarter_ms`` (plus acceleration), for moves queued after."""
+        """Feed rate so a quarter turn takes ``quarter_ms`` (acceleration counted, from the board's ``$$``), for
+        moves queued after."""
         if isinstance(quarter_ms, bool) or not isinstance(quarter_ms, int) or quarter_ms <= 0:
             raise ConfigError(f"quarter-turn time must be a positive whole number of ms, got {quarter_ms!r}")
         with self._lock:
             self._check_usable()
             self.feed = self.units_per_quarter / (quarter_ms / 60000.0)
+            self._plan_feed()
             motion = Motion(Step("SPEED", self._next_mid, quarter_ms=quarter_ms))
             self._next_mid += 1
         motion.received.set_result(True)
@@ -337,7 +351,7 @@ class GrblLink(LinePort):
         with self._lock:
             self._check_usable()
             motions = [
-                self._submit("TURN" if len(turns) == 1 else "PAIR", "move", turns, self.feed) for turns in checked
+                self._submit("TURN" if len(turns) == 1 else "PAIR", "move", turns, self._move_feed) for turns in checked
             ]
         self._run_after()
         return motions

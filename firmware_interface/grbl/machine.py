@@ -6,9 +6,11 @@ from 0x80 up dropped); lines cleaned as grbl does (blanks and control
 characters dropped, lower case raised, ``(...)`` and ``;`` comments
 removed) and answered ``ok`` or ``error:N`` (an empty line, such as the
 line end after a ``?``, gets ``ok`` too); a planner of blocks that take
-path length / F (then ``$1`` ms more of Run, unless ``$1=255``: grbl's
-step idle delay); states Idle, Run, Hold:1 (decelerating, ``hold_s``: the build's) and
-Hold:0, Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
+path length / F, no axis faster than its ``$110``-``$115``, each one
+speeding up from rest and braking to rest at its ``$120``-``$125`` (then
+``$1`` ms more of Run, unless ``$1=255``: grbl's step idle delay); states
+Idle, Run, Hold:1 (decelerating, ``hold_s``: the build's) and Hold:0,
+Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
 G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
 no-ops, F N P S T words, and the errors of malformed or conflicting words;
 arcs, probing, G10, G28/G30, tool offsets and canned cycles are not
@@ -43,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..gcode import number
+from ..turn_speed import least_turn_s
 from .builds import GRBLHAL, Build
 from .eeprom import HOMING, Eeprom
 from .words import LineError, clean, group, read_block
@@ -380,11 +383,22 @@ class GrblMachine:
         elif self.feed <= 0:
             raise LineError(22)
         else:
-            duration = length / self.feed * 60.0
+            duration = self._feed_duration(start, end, length) if length else 0.0
         if self.eeprom.beyond_travel(end):
             return self.alarm(2, now, from_line=True)
         if length:
             self._plan(end, duration, self.feed, now)
+
+    def _feed_duration(self, start: dict[str, float], end: dict[str, float], length: float) -> float:
+        """A feed move from rest to rest: at F, but no axis faster than its $110-$115 (units/min) nor speeding up
+        or braking faster than its $120-$125 (units/s²)."""
+        speed, acceleration = self.feed / 60.0, math.inf
+        for index, axis in enumerate(self.letters):
+            share = abs(end[axis] - start[axis]) / length
+            if share:
+                speed = min(speed, self.eeprom.limit(110 + index) / 60.0 / share)
+                acceleration = min(acceleration, self.eeprom.limit(120 + index) / share)
+        return least_turn_s(length, speed, acceleration) if acceleration < math.inf else length / speed
 
     def _plan(self, end: dict[str, float], duration: float, feed: float, now: float) -> None:
         if not self.planner:
