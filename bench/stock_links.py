@@ -21,9 +21,11 @@ time locked to the wall clock):
   STEP edge, and until ``wait()`` returned; medians. ``parts``: at 500
   units/s, each sent as ``MOVE_PARTS`` G1 lines (as robotd does) and as
   one line (Marlin then holds the lone block about 0.1 s,
-  BLOCK_DELAY_FOR_1ST_MOVE), alternating; ``acceleration``: planned at
-  0.3 s a quarter, at the speed that counts the board's acceleration (as
-  robotd does, limits.py) and at the plain feed, alternating.
+  BLOCK_DELAY_FOR_1ST_MOVE), alternating; ``acceleration`` (and
+  ``grbl_acceleration``, on the stock grbl build with its ``$1=254``):
+  planned at 0.3 s a quarter, at the speed that counts the board's
+  acceleration (as robotd does, limits.py) and at the plain feed,
+  alternating.
 - ``faulty_line``: N seeded solution plans of K entries through MarlinLink
   to the stock Marlin build (EMERGENCY_PARSER off), each on a fresh board
   behind a faulty line (the faults of tests/test_controllers.py's dry runs:
@@ -50,6 +52,7 @@ sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 import solver  # noqa: E402
 from firmware_interface import LinkError  # noqa: E402
+from firmware_interface.grbl import link as grbl_link  # noqa: E402
 from firmware_interface.grbl.link import GrblLink  # noqa: E402
 from firmware_interface.marlin import link as marlin_link  # noqa: E402
 from firmware_interface.marlin.link import MarlinLink  # noqa: E402
@@ -62,6 +65,7 @@ BUILDS = {
     "marlin-ep": ("marlin", "ep", MarlinLink),
     "grbl": ("grbl", "", GrblLink),
 }
+LINK_MODULES = {"marlin": marlin_link, "grbl": grbl_link}
 FAULTS = {"drop": 0.04, "duplicate": 0.03, "noise": 0.02, "corrupt": 0.04, "to_host": {"corrupt": 0.04}}
 FEED = 30000.0  # the builds' limit: 500 units/s
 QUARTERS = {"": 1, "'": -1, "2": 2}
@@ -130,22 +134,24 @@ def summary(edges: list[int], marks: list[int], acknowledged: list[float]) -> di
     }
 
 
-def timed_turns(feed: float, turns: int, variants: dict[str, dict]) -> dict:
-    """Quarter turns one at a time on the stock Marlin build, planned at ``feed``, the variants taking turns
-    (each sets these attributes of the link module while it turns): per variant, medians from turn()."""
-    saved = {name: getattr(marlin_link, name) for changes in variants.values() for name in changes}
+def timed_turns(build: str, feed: float, turns: int, variants: dict[str, dict]) -> dict:
+    """Quarter turns one at a time on a stock build, planned at ``feed``, the variants taking turns (each sets
+    these attributes of the link's module while it turns): per variant, medians from turn()."""
+    firmware, variant, link_type = BUILDS[build]
+    module = LINK_MODULES[build]
+    saved = {name: getattr(module, name) for changes in variants.values() for name in changes}
     times: dict[str, list] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as tmp:
         trace = Path(tmp) / "trace"
-        board = stock_board("marlin", "", axes=AXES, trace=trace)
+        board = stock_board(firmware, variant, axes=AXES, trace=trace)
         board.start()
-        link = MarlinLink(board.path, feed=feed)
+        link = link_type(board.path, feed=feed)
         try:
             connected(link)
             for k in range(turns):
                 name = list(variants)[k % len(variants)]
                 for attribute, value in {**saved, **variants[name]}.items():
-                    setattr(marlin_link, attribute, value)
+                    setattr(module, attribute, value)
                 link.set_speed(round(link.units_per_quarter * 60000 / feed)).wait(1)  # the feed for the variant
                 clock = StepClock(board)
                 asked = time.monotonic()
@@ -154,7 +160,7 @@ def timed_turns(feed: float, turns: int, variants: dict[str, dict]) -> dict:
                 time.sleep(0.05)
         finally:
             for attribute, value in saved.items():
-                setattr(marlin_link, attribute, value)
+                setattr(module, attribute, value)
             link.close()
             board.stop()
         edges = step_cycles(trace)
@@ -163,10 +169,13 @@ def timed_turns(feed: float, turns: int, variants: dict[str, dict]) -> dict:
 
 
 def turn_times(turns: int) -> dict:
-    not_counted = {"move_feed": lambda limits, axes, units, feed: (feed, None)}
+    not_counted = {"move_feed": lambda *limits_and_feed: (limits_and_feed[-1], None)}  # the feed as it is
+    parts = {f"{marlin_link.MOVE_PARTS}_lines": {}, "1_line": {"MOVE_PARTS": 1}}
+    counted = {"counted": {}, "not_counted": not_counted}
     return {
-        "parts": timed_turns(FEED, turns, {f"{marlin_link.MOVE_PARTS}_lines": {}, "1_line": {"MOVE_PARTS": 1}}),
-        "acceleration": timed_turns(90 * 60 / 0.3, turns, {"counted": {}, "not_counted": not_counted}),
+        "parts": timed_turns("marlin", FEED, turns, parts),
+        "acceleration": timed_turns("marlin", 90 * 60 / 0.3, turns, counted),
+        "grbl_acceleration": timed_turns("grbl", 90 * 60 / 0.3, turns, counted),
     }
 
 

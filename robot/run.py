@@ -401,7 +401,7 @@ class Runner:
             self._step("executing", execute, timeout, moves=True)
         if self.settings.verify and plan:
             self._set_phase("verifying")
-            check = self._step("verifying", self.scanner.scan, self.settings.scan_timeout_s)
+            check = self._scan_with_retries(run_id, phase="verifying")
             self.bus.publish("verified", run_id, state=check.state, solved=is_solved(check.state))
             if not is_solved(check.state):
                 why = self.why_unsolved() if self.why_unsolved is not None else None
@@ -466,11 +466,13 @@ class Runner:
             state=state,
         )
 
-    def _scan_with_retries(self, run_id: int) -> ScanResult:
+    def _scan_with_retries(self, run_id: int, phase: str = "scanning") -> ScanResult:
+        """The scan of ``phase`` (the first one, or the re-scan that verifies the solution), tried again after a
+        refusal or a camera fault, then a RobotError that says what the vision said."""
         attempts = self.settings.scan_retries + 1
         for attempt in range(1, attempts + 1):
             try:
-                scan = self._step("scanning", self.scanner.scan, self.settings.scan_timeout_s)
+                scan = self._step(phase, self.scanner.scan, self.settings.scan_timeout_s)
             except (Stopped, RobotError):
                 raise
             except Exception as error:  # vision.ScanError and camera faults: retry, then report the last
@@ -479,6 +481,7 @@ class Runner:
                 self.bus.publish(
                     "scan_failed",
                     run_id,
+                    phase=phase,
                     attempt=attempt,
                     message=str(error),
                     stickers=list(refused.stickers),
@@ -487,8 +490,11 @@ class Runner:
                 )
                 if attempt == attempts:
                     where = f"; the refused scan is kept in {kept}" if kept else ""
-                    raise RobotError(f"scan failed after {attempts} attempts: {error}{where}") from None
+                    what = "scan" if phase == "scanning" else "the re-scan after the solution"
+                    raise RobotError(f"{what} failed after {attempts} attempts: {error}{where}") from None
                 continue
+            if phase != "scanning":
+                return scan  # the run publishes what it makes of it
             self.bus.publish(
                 "scan",
                 run_id,

@@ -24,7 +24,8 @@ def log_event(event: Event) -> None:
     if kind == "stopped":  # asked for (Stop, a signal): one INFO line, which the phase change does not repeat
         log.info("%s stopped: %s", run, data["message"].removeprefix("stopped: "))
     elif kind in ("error", "scan_failed"):
-        attempt = f" (scan attempt {data['attempt']})" if kind == "scan_failed" else ""
+        scan = "re-scan" if data.get("phase") == "verifying" else "scan"
+        attempt = f" ({scan} attempt {data['attempt']})" if kind == "scan_failed" else ""
         log.warning("%s failed%s: %s", run, attempt, data["message"])
     elif kind in ("jog", "rig"):
         level = logging.INFO if data.get("outcome") in ("done", "stopped") else logging.WARNING

@@ -12,7 +12,7 @@ from robot.errors import Stopped
 from robot.events import EventBus
 from robot.history import History
 from robot.rig import rig_from_config
-from robot.run import Runner, RunSettings, ScanResult
+from robot.run import Runner, RunSettings, ScanResult, is_solved
 
 SUFFIX = {1: "", 2: "2", -1: "'"}
 
@@ -53,8 +53,9 @@ class VirtualRig:
     """Holds a cube; ``scan`` reads it, ``run_plan`` turns it, ``estop`` halts within one poll and refuses every
     move until ``arm`` (a new operation), as ``LinkMotion`` does."""
 
-    def __init__(self, state, turn_s=0.0, scan_failures=0):
+    def __init__(self, state, turn_s=0.0, scan_failures=0, rescan_failures=0):
         self.state, self.turn_s, self.scan_failures = state, turn_s, scan_failures
+        self.rescan_failures = rescan_failures  # scans refused once the cube has been turned
         self.halted = threading.Event()
         self.estop_at = None
 
@@ -62,6 +63,9 @@ class VirtualRig:
         if self.scan_failures:
             self.scan_failures -= 1
             raise ValueError("stickers F3, R1 in doubt: red or orange")
+        if self.rescan_failures and is_solved(self.state):
+            self.rescan_failures -= 1
+            raise ValueError("the colours read form no real cube")
         return ScanResult(self.state, [1.0] * len(self.state))
 
     def arm(self):

@@ -59,6 +59,19 @@ def test_scan_is_retried_then_the_run_errors_with_the_vision_message(tmp_path):
     assert "scan failed after 2 attempts: stickers F3, R1 in doubt" in summary["error"]
 
 
+def test_a_refused_re_scan_is_retried_then_the_run_errors_with_the_vision_message(tmp_path):
+    state = solver.apply(solver.scramble(2, seed=0, length=0)["state"], "R U")
+    runner, events = make_runner(tmp_path, VirtualRig(state, rescan_failures=1), scan_retries=1)
+    assert runner.run()["outcome"] == "done"
+    assert [e["data"]["phase"] for e in events if e["kind"] == "scan_failed"] == ["verifying"]
+    runner, _ = make_runner(tmp_path / "b", VirtualRig(state, rescan_failures=5), scan_retries=1)
+    summary = runner.run()
+    assert summary["outcome"] == "error"
+    assert summary["error"] == (
+        "the re-scan after the solution failed after 2 attempts: the colours read form no real cube"
+    )
+
+
 def test_stop_mid_execution_halts_at_once(tmp_path):
     state = solver.apply(solver.scramble(2, seed=0, length=0)["state"], "R U F R' U2 F'")
     virtual = VirtualRig(state, turn_s=0.2)

@@ -71,7 +71,8 @@ export function describeEvent(event) {
         warnings + retakes;
     }
     case "scan_failed":
-      return `scan attempt ${d.attempt} failed: ${d.message}` + (d.kept ? ` (kept in ${d.kept})` : "");
+      return `${d.phase === "verifying" ? "re-scan" : "scan"} attempt ${d.attempt} failed: ${d.message}` +
+        (d.kept ? ` (kept in ${d.kept})` : "");
     case "solution":
       return `solution${d.solver ? " by " + d.solver : ""}: ${d.htm} moves HTM, ${d.qtm} QTM, found in ${duration(d.seconds)}` +
         (d.estimated_s ? `; motors ≈ ${duration(d.estimated_s)}` : "");
