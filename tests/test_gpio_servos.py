@@ -41,6 +41,26 @@ def rig():
         yield board, link, mechanism
 
 
+def test_a_starved_simulator_thread_still_moves_each_servo_in_its_own_time():
+    """The cover closes, then the spinner turns: a layer turn. With the board's thread not running at all (a
+    machine too busy to wake it), each change of pulse first lets the time before it pass under the old
+    pulses, so the spin never seems to start while the cover is still moving (that would be a jam)."""
+    mechanism = FlipSpinMechanism(size=2, spin_channel=SPIN, cover_channel=COVER)
+    board = SimulatedGpio(RANGES, HOMES, mechanism=mechanism, slew_us_per_ms=TIMING.servo_us_per_ms)
+    outputs = board.outputs()  # not started: only the outputs move the horns
+    try:
+        outputs.pulse(SPIN, 1500.0)
+        outputs.pulse(COVER, 1500.0)  # spinner home, cover open
+        outputs.pulse(COVER, 1200.0)  # the cover closes on the cube: 300 µs, 15 ms
+        time.sleep(0.05)
+        outputs.pulse(SPIN, 2000.0)  # a quarter turn of the bottom layer: 25 ms
+        time.sleep(0.05)
+        board.advance(time.monotonic())
+        assert mechanism.jammed is None and mechanism.counts["layer_turns"] == 1
+    finally:
+        outputs.close()
+
+
 def test_pulse_widths_stay_within_the_end_points_and_moves_take_the_servos_time(rig):
     board, link, _ = rig
     link.move({SPIN: 6000}).wait(2)

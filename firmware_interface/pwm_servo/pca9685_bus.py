@@ -103,7 +103,7 @@ class SimulatedPca9685(SimulatedServoBoard):
         self.bus = SimulatedI2cBus(address)
         self.frequency_hz = frequency_hz
 
-    def outputs(self) -> PulseOutputs:
+    def raw_outputs(self) -> PulseOutputs:
         self.bus.closed = False  # a new session opens the bus again
         board = Pca9685(self.bus, self.bus.address, self.frequency_hz, where=f"simulated I²C bus ({self.path})")
         board.start()

@@ -56,6 +56,12 @@ class SimulatedServoBoard(MechanismBoard):
         raise NotImplementedError
 
     def outputs(self) -> PulseOutputs:
+        """What the link drives. Each change first lets the time before it pass under the pulses it replaces:
+        a simulator thread starved by a busy machine must not move the horns under a pulse sent since (a spin
+        begun before the cover had opened is a layer turn)."""
+        return CaughtUp(self.raw_outputs(), self)
+
+    def raw_outputs(self) -> PulseOutputs:
         raise NotImplementedError
 
     # ------------------------------------------------------------ the board's life
@@ -108,6 +114,24 @@ class SimulatedServoBoard(MechanismBoard):
             return {"path": self.path, "horns": dict(self.horns), "pulses": dict(self._sent)}
 
 
+class CaughtUp:
+    """A board's outputs that bring the board up to now before each change."""
+
+    def __init__(self, outputs: PulseOutputs, board: SimulatedServoBoard):
+        self._outputs, self._board, self.where = outputs, board, outputs.where
+
+    def pulse(self, channel: int, us: float) -> None:
+        self._board.advance(time.monotonic())
+        self._outputs.pulse(channel, us)
+
+    def off(self, channel: int) -> None:
+        self._board.advance(time.monotonic())
+        self._outputs.off(channel)
+
+    def close(self) -> None:
+        self._outputs.close()
+
+
 class SimulatedGpio(SimulatedServoBoard):
     """Servos on GPIO pins of gpiozero's mock pin factory; ``ranges``: each pin's lowest and highest µs."""
 
@@ -118,7 +142,7 @@ class SimulatedGpio(SimulatedServoBoard):
         self.ranges = dict(ranges)
         self.factory = pin_factory("mock")
 
-    def outputs(self) -> PulseOutputs:
+    def raw_outputs(self) -> PulseOutputs:
         return GpioServos(self.ranges, self.factory, "mock")
 
     def pulses(self) -> dict[int, float | None]:
