@@ -2,6 +2,8 @@
 as the NXP datasheet gives them, the servos' pulses, the stops, and dry runs with ``kind = "pca9685"``."""
 
 import errno
+import sys
+import threading
 import time
 
 import pytest
@@ -152,3 +154,31 @@ def test_a_real_rig_needs_no_serial_port_and_check_names_the_missing_bus(tmp_pat
     assert any("no /dev/i2c-97" in p for p in problems) and not any("[serial] port: required" in p for p in problems)
     board = [p for p in problems if "/dev/i2c-97" in p]
     assert board and all("[controller.pca9685]" in p and "serial port" not in p for p in board)
+
+
+def test_a_block_write_is_never_read_half_written():
+    """The board's thread reads the pulses while the link writes them: never a mix of the old and the new
+    bytes (1500 µs to 1200 µs half written reads 2451 µs), as the chip applies a transfer on its STOP."""
+    bus = SimulatedI2cBus()
+    chip = pca.Pca9685(bus, bus.address, 50.0, where="test")
+    chip.start()
+    widths = set()
+    for us in (1500.0, 1200.0):
+        chip.pulse(0, us)
+        widths.add(bus.pulse_us(0))  # as the chip's counts give it
+    seen: set[float | None] = set()
+    writing = threading.Event()
+    reader = threading.Thread(target=lambda: [seen.add(bus.pulse_us(0)) for _ in iter(writing.is_set, False)])
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns as often as they can
+    try:
+        writing.set()
+        reader.start()
+        for _ in range(3000):
+            chip.pulse(0, 1500.0)
+            chip.pulse(0, 1200.0)
+    finally:
+        writing.clear()
+        reader.join()
+        sys.setswitchinterval(switch)
+    assert seen - {None} <= widths

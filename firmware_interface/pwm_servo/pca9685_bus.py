@@ -11,6 +11,7 @@ answers when no device acknowledges.
 from __future__ import annotations
 
 import errno
+import threading
 from typing import Any
 
 from .outputs import PulseOutputs
@@ -34,7 +35,10 @@ POWER_ON_PRESCALE = 0x1E  # 200 Hz
 
 
 class SimulatedI2cBus:
-    """One PCA9685 at ``address``; its 256 registers in ``registers``; every write in ``writes``."""
+    """One PCA9685 at ``address``; its 256 registers in ``registers``; every write in ``writes``. A block write
+    takes effect whole, as the chip changes its outputs on the transfer's STOP (MODE2 OCH = 0, the power-on
+    value): the board's thread never reads a pulse half written (new OFF_L, old OFF_H: 2451 µs between 1500
+    and 1200)."""
 
     def __init__(self, address: int = 0x40, oscillator_hz: float = OSCILLATOR_HZ):
         self.address, self.oscillator_hz = address, oscillator_hz
@@ -44,6 +48,7 @@ class SimulatedI2cBus:
             self.registers[LED0 + 4 * channel + 3] = FULL  # LEDn_OFF_H: full off at power-on
         self.writes: list[tuple[int, int]] = []
         self.closed = False
+        self._lock = threading.Lock()
 
     def _check(self, address: int) -> None:
         if self.closed:
@@ -57,13 +62,15 @@ class SimulatedI2cBus:
 
     def write_byte_data(self, address: int, register: int, value: int) -> None:
         self._check(address)
-        self._store(register, value)
+        with self._lock:
+            self._store(register, value)
 
     def write_i2c_block_data(self, address: int, register: int, values: list[int]) -> None:
         self._check(address)
-        walk = bool(self.registers[MODE1] & AUTO_INCREMENT)
-        for offset, value in enumerate(values):
-            self._store(register + offset if walk else register, value)
+        with self._lock:
+            walk = bool(self.registers[MODE1] & AUTO_INCREMENT)
+            for offset, value in enumerate(values):
+                self._store(register + offset if walk else register, value)
 
     def close(self) -> None:
         self.closed = True
@@ -79,7 +86,8 @@ class SimulatedI2cBus:
 
     def pulse_us(self, channel: int) -> float | None:
         """What output ``channel`` sends now: its pulse width in µs, or None for no pulses."""
-        r = self.registers
+        with self._lock:
+            r = bytes(self.registers)
         if r[MODE1] & SLEEP:
             return None
         base = LED0 + 4 * channel
