@@ -34,20 +34,20 @@ def cruise_speed(distance: float, seconds: float, acceleration: float) -> float 
     return (acceleration * seconds - math.sqrt(squared)) / 2.0  # the root that brakes before the end
 
 
-def turn_speed(units_per_quarter: float, feed: float, top: float, acceleration: float) -> tuple[float, float | None]:
-    """The top speed (units/s) for a quarter turn in the time ``feed`` (units/min) plans, at most ``top``; and
-    None, or the least time the board needs when that is well over the plan."""
+def turn_feed(
+    units_per_quarter: float, feed: float, top: float, acceleration: float, limits: str, fix: str
+) -> tuple[float, str | None]:
+    """The ``F`` (units/min) that turns a quarter in the time ``feed`` (units/min) plans, at most ``top``
+    (units/s), and None; or, when the board cannot turn that fast, its fastest ``F`` and a warning that names its
+    ``limits`` and says how to ``fix`` them."""
     planned = units_per_quarter / feed * 60.0
     speed = cruise_speed(units_per_quarter, planned, acceleration)
     if speed is not None and speed <= top:
-        return (feed / 60.0 if speed <= feed / 60.0 * SAME_BY else speed), None
+        return (feed if speed <= feed / 60.0 * SAME_BY else speed * 60.0), None
     least = least_turn_s(units_per_quarter, top, acceleration)
-    return top, (least if least >= max(planned * SLOWER_BY, planned + SLOWER_S) else None)
-
-
-def too_slow(planned: float, least: float, limits: str, fix: str) -> str:
-    """The warning for a board that needs ``least`` seconds a quarter turn where robotd plans ``planned``."""
-    return (
+    if least < max(planned * SLOWER_BY, planned + SLOWER_S):
+        return top * 60.0, None
+    return top * 60.0, (
         f"this board cannot turn a quarter turn in the {planned:.2f} s robotd plans ([rig] quarter_turn_s, or the "
         f"controller's feed): at {limits} it takes {least:.2f} s, so the motor times of plans and of the dashboard "
         f"run short. {fix}, or set [rig] quarter_turn_s to {math.ceil(least * 100 - 1e-6) / 100:.2f} or more"

@@ -500,6 +500,17 @@ def configure(board, *settings: str) -> None:
 ZEROS = ",".join(["0.000"] * 6)
 
 
+@pytest.fixture
+def raw(grbl):
+    """The board's port without a link, its boot text read."""
+    port = RawPort(grbl.board.path)
+    try:
+        port.boot()
+        yield port
+    finally:
+        port.close()
+
+
 def test_the_simulator_answers_as_the_stock_binary_does(grbl):
     raw = RawPort(grbl.board.path)
     try:
@@ -526,47 +537,32 @@ def test_the_simulator_answers_as_the_stock_binary_does(grbl):
         raw.close()
 
 
-def test_a_feed_hold_in_motion_decelerates_before_it_holds(grbl):
+def test_a_feed_hold_in_motion_decelerates_before_it_holds(raw):
     """``!`` during a move: Hold:1 (decelerating) for a while, then Hold:0 (the stock binary: 0.4 s)."""
-    raw = RawPort(grbl.board.path)
-    try:
-        raw.boot()
-        assert raw.send("G1 X900 F5400\n", 1) == ["ok"]  # ten seconds
-        time.sleep(0.3)
-        raw.send("!", 0, grace=0.1)
-        assert raw.send("?", 1)[0].startswith("<Hold:1|")
-        wait_for(lambda: raw.send("?", 1)[0].startswith("<Hold:0|"), timeout_s=2)
-    finally:
-        raw.close()
+    assert raw.send("G1 X900 F5400\n", 1) == ["ok"]  # ten seconds
+    time.sleep(0.3)
+    raw.send("!", 0, grace=0.1)
+    assert raw.send("?", 1)[0].startswith("<Hold:1|")
+    wait_for(lambda: raw.send("?", 1)[0].startswith("<Hold:0|"), timeout_s=2)
 
 
-def test_a_move_reports_idle_only_after_the_step_idle_delay(grbl):
+def test_a_move_reports_idle_only_after_the_step_idle_delay(raw):
     """$1=254 (the build's): the axis is at its target, but grbl says Run until it has held the drivers 254 ms."""
-    raw = RawPort(grbl.board.path)
-    try:
-        raw.boot()
-        assert raw.send("G1 X90 F27000\n", 1) == ["ok"]  # 0.2 s at the feed (0.26 s on the binary)
-        answered = time.monotonic()
-        wait_for(lambda: raw.send("?", 1)[0].startswith("<Idle|MPos:90.000,"), timeout_s=2)
-        assert time.monotonic() - answered > 0.4  # the move, then 0.254 s of Run at the target
-    finally:
-        raw.close()
+    assert raw.send("G1 X90 F27000\n", 1) == ["ok"]  # 0.2 s at the feed (0.26 s on the binary)
+    answered = time.monotonic()
+    wait_for(lambda: raw.send("?", 1)[0].startswith("<Idle|MPos:90.000,"), timeout_s=2)
+    assert time.monotonic() - answered > 0.4  # the move, then 0.254 s of Run at the target
 
 
-def test_a_status_asked_during_a_reset_is_answered_after_its_banner(grbl):
+def test_a_status_asked_during_a_reset_is_answered_after_its_banner(raw):
     """A ``?`` in the last 0.25 s of a reset (grbl's start-up) is answered once the banner is out; one sooner
     in a reset in motion (before its ALARM:3) is lost."""
-    raw = RawPort(grbl.board.path)
-    try:
-        raw.boot()
-        raw.send("\x18", 0, grace=0.1)  # from idle: 0.25 s of start-up
-        assert raw.send("?", 3) == ["", GRBL_BANNER, f"<Idle|MPos:{ZEROS}>"]
-        assert raw.send("G1 X90 F5400\n", 1) == ["ok"]
-        time.sleep(0.2)
-        raw.send("\x18", 0, grace=0.05)  # in motion: ALARM:3 after 0.26 s, the banner after 1 s
-        assert raw.send("?", 4, timeout=2.0, grace=0.3) == ["ALARM:3", "", GRBL_BANNER, UNLOCK_HINT]
-    finally:
-        raw.close()
+    raw.send("\x18", 0, grace=0.1)  # from idle: 0.25 s of start-up
+    assert raw.send("?", 3) == ["", GRBL_BANNER, f"<Idle|MPos:{ZEROS}>"]
+    assert raw.send("G1 X90 F5400\n", 1) == ["ok"]
+    time.sleep(0.2)
+    raw.send("\x18", 0, grace=0.05)  # in motion: ALARM:3 after 0.26 s, the banner after 1 s
+    assert raw.send("?", 4, timeout=2.0, grace=0.3) == ["ALARM:3", "", GRBL_BANNER, UNLOCK_HINT]
 
 
 def test_the_link_identifies_the_board_and_refuses_a_config_it_does_not_fit(grbl):

@@ -5,7 +5,7 @@ them (turn_speed.py). The stock grbl-Mega-5X build: 30000 units/min and 5000 uni
 
 from __future__ import annotations
 
-from ..turn_speed import too_slow, turn_speed
+from ..turn_speed import turn_feed
 
 MAX_RATE, ACCELERATION = 110, 120  # plus the axis's index
 
@@ -21,9 +21,6 @@ def move_feed(settings: dict[int, str], letters: str, axes: list[str], units_per
         return feed, None
     if not axes or min(rates) <= 0 or min(accelerations) <= 0:
         return feed, None
-    speed, least = turn_speed(units_per_quarter, feed, min(rates) / 60.0, min(accelerations))
-    if least is None:
-        return speed * 60.0, None
     where = f"grbl's maximum rate of {min(rates):g} units/min ($110-$115) and acceleration of "
     where += f"{min(accelerations):,.0f} units/s² ($120-$125)"
-    return speed * 60.0, too_slow(units_per_quarter / feed * 60.0, least, where, "Raise those settings")
+    return turn_feed(units_per_quarter, feed, min(rates) / 60.0, min(accelerations), where, "Raise those settings")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..turn_speed import too_slow, turn_speed
+from ..turn_speed import turn_feed
 
 _FIELD = re.compile(r"\b([A-Z])(-?\d+(?:\.\d+)?)")
 
@@ -32,9 +32,6 @@ def move_feed(limits: dict[str, dict[str, float]], axes: list[str], units_per_qu
     acceleration = min(min(accelerations[axis] for axis in axes), limits.get("M204", {}).get("T", math.inf))
     if top <= 0 or acceleration <= 0:
         return feed, None
-    speed, least = turn_speed(units_per_quarter, feed, top, acceleration)
-    if least is None:
-        return speed * 60.0, None
     where = f"Marlin's top speed of {top:g} units/s (M203) and acceleration of {acceleration:,.0f} units/s²"
     where += " (M201, M204 T)"
-    return speed * 60.0, too_slow(units_per_quarter / feed * 60.0, least, where, "Raise those limits (then M500)")
+    return turn_feed(units_per_quarter, feed, top, acceleration, where, "Raise those limits (then M500)")

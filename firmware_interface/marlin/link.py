@@ -108,7 +108,6 @@ class MarlinLink(LinePort):
                 "must stay free for the stop to be read at once)"
             )
         self.port, self.units_per_quarter, self.feed = port, float(units_per_quarter), float(feed)
-        self._limits: dict[str, dict[str, float]] = {}  # the board's M203, M201, M204
         self._move_feed = self.feed  # the G1 F that makes a quarter take the planned time (limits.py)
         self.steps_per_quarter = axis_steps.per_face(steps_per_quarter, list(self.axes))
         self.timing, self.buffer = timing or MarlinTiming(), buffer
@@ -174,7 +173,6 @@ class MarlinLink(LinePort):
         self._set_steps(report)
         self._ask([Line("M203"), Line("M201"), Line("M204")], "M203, M201 and M204")  # speed limits: reports
         with self._lock:
-            self._limits = report.limits
             warnings = [warning for warning in [self._plan_feed()] if warning]
             session.queue(Line("G90"))
             self._follow(session.position or {})
@@ -381,7 +379,8 @@ class MarlinLink(LinePort):
     def _plan_feed(self) -> str | None:
         """The G1 feed for the planned quarter-turn time on this board; a warning when it cannot be met."""
         axes = list(self._board_axes.values())
-        self._move_feed, warning = move_feed(self._limits, axes, self.units_per_quarter, self.feed)
+        limits = self._session.report.limits  # M203, M201, M204 as the board reported them at connect
+        self._move_feed, warning = move_feed(limits, axes, self.units_per_quarter, self.feed)
         return warning
 
     def _move(self, turns: list[tuple[str, int]]) -> list[str]:
