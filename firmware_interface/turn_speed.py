@@ -12,17 +12,57 @@ and ``$120``-``$125`` (grbl/limits.py).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 SLOWER_BY = 1.1  # a board this much slower than planned is worth a warning (and at least SLOWER_S)
 SLOWER_S = 0.02
 SAME_BY = 1.001  # a cruise speed this close to the plain feed's is that feed (no float noise in the G-code)
 
 
+@dataclass(frozen=True)
+class Trapezoid:
+    """A move of ``length`` units that enters at ``entry``, speeds up at ``acceleration`` to at most ``speed``
+    and brakes to ``exit`` (units/s; a planner makes both reachable within the length)."""
+
+    length: float
+    speed: float
+    acceleration: float
+    entry: float = 0.0
+    exit: float = 0.0
+
+    @property
+    def peak(self) -> float:
+        """The top speed it reaches: ``speed``, or less where it must brake before getting there."""
+        reach = math.sqrt(self.acceleration * self.length + (self.entry**2 + self.exit**2) / 2)
+        return max(self.entry, self.exit, min(self.speed, reach))
+
+    def phases(self) -> tuple[float, float, float]:
+        """Seconds speeding up, cruising and braking."""
+        peak, twice = self.peak, 2.0 * self.acceleration
+        cruise = self.length - (2 * peak**2 - self.entry**2 - self.exit**2) / twice
+        return (peak - self.entry) / self.acceleration, max(cruise, 0.0) / peak, (peak - self.exit) / self.acceleration
+
+    @property
+    def duration(self) -> float:
+        return sum(self.phases()) if self.length > 0 else 0.0
+
+    def distance_at(self, t: float) -> float:
+        """Units covered ``t`` seconds after it began."""
+        up, cruise, _ = self.phases() if self.length > 0 else (0.0, 0.0, 0.0)
+        if t <= 0 or self.length <= 0:
+            return 0.0
+        if t <= up:
+            return self.entry * t + self.acceleration * t * t / 2
+        peak = self.peak
+        if t <= up + cruise:
+            return (peak**2 - self.entry**2) / (2 * self.acceleration) + peak * (t - up)
+        left = max(self.duration - t, 0.0)  # braking: what is left to cover, backwards from the end
+        return max(self.length - self.exit * left - self.acceleration * left * left / 2, 0.0)
+
+
 def least_turn_s(distance: float, speed: float, acceleration: float) -> float:
     """The least time for ``distance`` from rest to rest at this top speed and acceleration."""
-    if speed * speed / acceleration >= distance:
-        return 2.0 * math.sqrt(distance / acceleration)
-    return distance / speed + speed / acceleration
+    return Trapezoid(distance, speed, acceleration).duration
 
 
 def cruise_speed(distance: float, seconds: float, acceleration: float) -> float | None:

@@ -28,6 +28,7 @@ from firmware_interface.marlin.identity import BoardReport, board_axes, identify
 from firmware_interface.marlin.limits import move_feed, parse_limit
 from firmware_interface.marlin.lines import MARKER, Line
 from firmware_interface.marlin.link import MarlinTiming
+from firmware_interface.marlin.machine import STOCK_LIMITS
 from firmware_interface.marlin.session import MarlinSession
 from firmware_interface.motion import Motion
 from firmware_interface.steps import Step
@@ -200,6 +201,19 @@ def test_a_board_slower_than_the_plan_says_so_at_connect_and_moves_no_faster_tha
     started = time.monotonic()
     link.turn("R", 1).wait(3)
     assert time.monotonic() - started >= 0.45 and sim.cube == apply(SOLVED, "R")
+
+
+def test_turns_on_a_board_that_speeds_up_and_brakes_take_the_planned_time(rig):
+    """The stock build's 5000 units/s² (simulated as the binary runs it): at the plain feed a quarter planned at
+    0.3 s would take 0.34 s; the link cruises faster so that it takes no longer than planned. Marlin starts and
+    ends a move above rest, which leaves it some 0.02 s under the plan (time for the move's ok and M400)."""
+    sim, link = rig(STOCK_LIMITS, feed=90 * 60 / 0.3)
+    assert ready(link)["warnings"] == []
+    link.turn("R", 1).wait(3)
+    link.turn("U", -1).wait(3)
+    spans = [times[-1][1] - times[0][0] for times in (sim.move_times[:3], sim.move_times[3:])]
+    assert len(sim.move_times) == 6 and all(0.27 < span <= 0.3 for span in spans), spans
+    assert sim.cube == apply(SOLVED, "R U'")
 
 
 def test_a_board_with_too_few_axes_is_refused_at_connect(rig):

@@ -2,10 +2,12 @@
 
 Where the real binary and ``SimulatedMarlin`` disagree the real one wins:
 the same raw lines go to both and must get the same answers (line errors,
-silently dropped repeats, unnumbered lines, markers, M114, M115, and the
+silently dropped repeats, unnumbered lines, markers, M114, M115, the
+steps per unit, top speeds and accelerations, and the
 M410 quick stop during an M400, with and without EMERGENCY_PARSER), and
 after two quick stops the same answers in the same bursts (how many 1 s
-pauses, and what runs after each). Then the link identifies each build and
+pauses, and what runs after each), and moves last as long as they do on
+the binary, speeding up and braking. Then the link identifies each build and
 recovers from a quick stop on it. Skips
 where the harness's tools or the stock-firmware directory are missing
 (fails instead under ROBOTD_REQUIRE_AVR, as tests/devices.py says).
@@ -22,7 +24,9 @@ import serial
 
 import devices
 from firmware_interface.marlin.dialect import numbered
+from firmware_interface.marlin.machine import STOCK_LIMITS
 from firmware_interface.marlin.simulator import SimulatedMarlin
+from firmware_interface.pin_trace import F_CPU, step_cycles
 from firmware_interface.stock_firmware import AXES, stock_board
 from line_rigs import SOLVED, estop_mid_move, ready, require_stock, rigs
 from solver import apply
@@ -40,6 +44,7 @@ SCRIPT = [  # (what is sent, how many oks end its answer: 0 = none comes)
     (b"M118 rd7 rd7\n", 1),  # a marker
     (b"M118 E1 hello\n", 1),
     (b"M9999\n", 1),
+    *((f"{code}\n".encode(), 1) for code in ("M92", "M203", "M201", "M204")),  # steps per unit, speed, acceleration
     (b"G1 X90 F30000*45\n", 1),  # unnumbered, the checksum wrong: it runs as it is
     (numbered(3, "M400"), 1),
     (numbered(4, "M114"), 1),
@@ -47,9 +52,14 @@ SCRIPT = [  # (what is sent, how many oks end its answer: 0 = none comes)
 ]
 
 
-def stock(variant: str):
+def stock(variant: str, **options):
     require_stock("marlin", variant)
-    return stock_board("marlin", variant, axes=AXES)
+    return stock_board("marlin", variant, axes=AXES, **options)
+
+
+def simulated(variant: str) -> SimulatedMarlin:
+    """Our simulator built as the stock binary is (EMERGENCY_PARSER, top speed, acceleration)."""
+    return SimulatedMarlin(emergency_parser=variant == "ep", **STOCK_LIMITS)
 
 
 def answers(raw: serial.Serial, data: bytes, oks: int, timeout: float = 4.0) -> list[str]:
@@ -92,10 +102,10 @@ def transcript(board, variant: str) -> list[list[str]]:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_simulator_answers_as_the_real_binary(variant):
     real = transcript(stock(variant), variant)
-    simulated = transcript(SimulatedMarlin(emergency_parser=variant == "ep"), variant)
+    said = transcript(simulated(variant), variant)
     assert real[2] == [] and real[3][0] == "Error:Line Number is not Last Line Number+1, Last Line: 1"
     assert real[-1][0].startswith("X:<stopped>")  # the position read back from where the motors stopped
-    assert simulated == real
+    assert said == real
 
 
 QUICK_STOPS = {  # (seconds to wait, then what to write) while a G1 runs
@@ -136,10 +146,72 @@ def test_the_simulator_pauses_after_quick_stops_as_the_real_binary(variant, writ
     """Without EMERGENCY_PARSER an M410 acts as it is read and each line read during the pause takes the
     M410's queue slot as well (it runs twice); an M410 that nothing followed runs again, pausing again. With
     it, an M410 stops as it comes, and one that came during a pause stops after the next command."""
-    boards = [stock(variant), SimulatedMarlin(emergency_parser=variant == "ep")]
+    boards = [stock(variant), simulated(variant)]
     with ThreadPoolExecutor(2) as pool:
-        real, simulated = pool.map(lambda board: bursts(board, QUICK_STOPS[writes]), boards)
-    assert len(real) >= 1 and simulated == real
+        real, said = pool.map(lambda board: bursts(board, QUICK_STOPS[writes]), boards)
+    assert len(real) >= 1 and said == real
+
+
+MOTIONS = {  # G91 moves sent at once, each the time it took on the stock binary (first to last STEP edge)
+    "a quarter turn in three parts (0.252 s)": ["G1 X30 F30000", "G1 X30", "G1 X30"],
+    "the same slower (0.607 s)": ["G1 X30 F9000", "G1 X30", "G1 X30"],
+    "two axes together (0.323 s)": ["G1 X30 Y30 F30000", "G1 X30 Y30", "G1 X30 Y30"],
+    "one axis, then another (0.512 s)": ["G1 X30 F30000", "G1 X30", "G1 X30", "G1 Y30", "G1 Y30", "G1 Y30"],
+    "one axis twice one way (0.433 s)": ["G1 X30 F30000", "G1 X30", "G1 X30", "G1 X30", "G1 X30", "G1 X30"],
+    "one axis, then back (0.512 s)": ["G1 X30 F30000", "G1 X30", "G1 X30", "G1 X-30", "G1 X-30", "G1 X-30"],
+}
+MOTION_EVERY_S = 1.0  # each motion is over 0.3 s before the next is sent
+
+
+def send_motions(board) -> None:
+    with serial.Serial(board.start(), 115200, timeout=0.05) as raw:
+        time.sleep(0.5)  # booted, its boot text out
+        answers(raw, b"G91\n", 1)
+        for lines in MOTIONS.values():
+            raw.write("".join(line + "\n" for line in lines).encode())
+            time.sleep(MOTION_EVERY_S)
+
+
+def real_motion_s(variant: str, trace) -> list[float]:
+    """How long each motion took on the stock binary, from its STEP edges (simulated cycles: the host's load
+    does not change them)."""
+    board = stock(variant, trace=trace)
+    send_motions(board)
+    board.stop()
+    edges, spans, first = step_cycles(trace), [], None
+    for before, edge in zip([None, *edges], edges):
+        if before is None or edge - before > 0.2 * F_CPU:
+            first = edge
+            spans.append(0.0)
+        spans[-1] = (edge - first) / F_CPU
+    return spans
+
+
+def simulated_motion_s(variant: str) -> list[float]:
+    """How long each motion took on our simulator, from its planned blocks (which the host's load does not
+    change either)."""
+    board = simulated(variant)
+    send_motions(board)
+    times, at = board.move_times, 0
+    board.stop()
+    spans = []
+    for lines in MOTIONS.values():
+        spans.append(times[at + len(lines) - 1][1] - times[at][0])
+        at += len(lines)
+    return spans
+
+
+def test_the_simulator_speeds_up_and_brakes_as_the_real_binary(tmp_path):
+    """Moves speed up and brake at 5000 units/s², parts along one line run on at full speed, a move on another
+    axis or back starts from rest: the simulator's motions last as long as the binary's, within a step or two
+    (the binary's span runs from its first step, which comes some ms after its motion began)."""
+    with ThreadPoolExecutor(2) as pool:
+        real = pool.submit(real_motion_s, "", tmp_path / "trace")
+        ours = pool.submit(simulated_motion_s, "")
+        spans = dict(zip(MOTIONS, zip(real.result(), ours.result())))
+    assert len(real.result()) == len(MOTIONS)
+    for motion, (real_s, simulated_s) in spans.items():
+        assert real_s < simulated_s < real_s + 0.015, (motion, spans)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -16,9 +16,10 @@ shared/stock-firmware/README.md records of the real binaries:
   planner is full); ``M400`` once the planner is empty, saying ``echo:busy:
   processing`` every ``busy_s`` meanwhile;
 * a move planned into an empty planner starts 0.1 s later, or as soon as
-  three are queued (``BLOCK_DELAY_FOR_1ST_MOVE``); moves run at their feed
-  rate from start to end (no acceleration: the stock builds have 5000
-  units/s², which makes a quarter turn at 0.1 s take 0.26 s);
+  three are queued (``BLOCK_DELAY_FOR_1ST_MOVE``); moves speed up, cruise
+  at their feed rate and brake (planner.py; the stock builds' 500 units/s
+  and 5000 units/s² with ``STOCK_LIMITS``, which make a quarter turn take
+  at least 0.27 s; by default so high that a move takes its feed's time);
 * ``M410`` (Marlin 2.1's ``quickstop_stepper``): the planner is emptied
   at once, the position is where the motors stopped, then the main loop
   waits 1 s while moves are refused, reading lines on meanwhile. Without
@@ -36,7 +37,7 @@ shared/stock-firmware/README.md records of the real binaries:
 * ``M112``: ``echo:M112 Shutdown``, ``Error:Printer halted. kill()
   called!``; the motors run on for 0.7 s, then nothing until a reset;
 * ``M203`` (no axis moves faster: ``Build.max_feed``), ``M201`` and ``M204``
-  (acceleration: reported, not modelled), each set by its words or, alone,
+  (no axis speeds up faster; ``T`` for every move), each set by its words or, alone,
   reported as the stock build does (``M203 X500.00 ...``);
 * ``M115`` (``FIRMWARE_NAME:...``, ``Cap:`` lines), ``M114`` (``X:..
   Count X:..``, the end of the planned moves), ``M118``, ``M110``,
@@ -46,19 +47,22 @@ shared/stock-firmware/README.md records of the real binaries:
 
 from __future__ import annotations
 
-import math
 import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .dialect import checksum, split_numbered
+from .planner import Block, planned_block, replan
 
 RX_BUFFER = 128
 COMMAND_QUEUE = 4
 QUICK_STOP_S = 1.0  # Marlin refuses moves (and runs nothing) this long after M410
 FIRST_MOVE_S = 0.1  # BLOCK_DELAY_FOR_1ST_MOVE: a block planned into an empty planner waits this long ...
 FIRST_MOVE_BLOCKS = 3  # ... unless this many are queued first
+# the stock builds' DEFAULT_MAX_FEEDRATE (units/s) and DEFAULT_MAX_ACCELERATION, DEFAULT_TRAVEL_ACCELERATION
+STOCK_LIMITS = {"max_feed": 500.0, "acceleration": 5000.0}
+RETRACT_ACCELERATION = 3000.0  # M204 R: reported only (DEFAULT_RETRACT_ACCELERATION)
 KILL_RUN_ON_S = 0.7  # kill() waits this long, interrupts on, before it disables the drivers
 CAPABILITIES = ("EEPROM", "AUTOREPORT_POS", "EMERGENCY_PARSER", "PROMPT_SUPPORT", "THERMAL_PROTECTION", "ARCS")
 _COMMAND = re.compile(r"^([GMT])(\d+)$")
@@ -78,16 +82,7 @@ class Build:
     firmware: str = "Marlin 2.1.2"
     steps_per_unit: tuple[float, ...] = (400 / 90,) * 6  # DEFAULT_AXIS_STEPS_PER_UNIT, per axis in order
     max_feed: float = 10000.0  # M203, units/s on every axis: no move is faster
-    acceleration: float = 1e9  # M201 and M204 report it; not modelled (so high that it costs no time)
-
-
-@dataclass
-class Block:
-    """A planned move: it runs from ``start`` to ``end``, each axis by its delta (units)."""
-
-    start: float
-    end: float
-    deltas: dict[str, float]
+    acceleration: float = 1e9  # M201 on every axis and M204: so high by default that it costs no time
 
 
 class MarlinMachine:
@@ -102,6 +97,7 @@ class MarlinMachine:
         self.max_feed, self.acceleration = build.max_feed, build.acceleration
         self.accepted: list[tuple[int | None, str]] = []  # every line run (number, command)
         self.moves_done: list[dict[str, float]] = []  # every finished move (axis -> delta)
+        self.move_times: list[tuple[float, float]] = []  # when each of them started and ended
         self.stop_times: list[float] = []  # when the motors stopped on M410 or M112
         self.line_errors = 0
         self.boot(0.0)
@@ -115,12 +111,14 @@ class MarlinMachine:
         self.queue: deque[tuple[int | None, str]] = deque()
         self.running: tuple | None = None  # (command, n, ...): it waits, its ok still to come
         self.planner: deque[Block] = deque()
+        self.first_start = now  # when the first block in the planner starts (BLOCK_DELAY_FOR_1ST_MOVE)
         self.pos = {axis: 0.0 for axis in self.letters}  # the end of every planned move
-        self.steps_per_unit = dict(self.default_steps)  # M92 holds until a reset (no EEPROM: M500 is not modelled)
-        self.limits = {  # M203, M201, M204 hold until a reset too
+        self.steps_per_unit = dict(self.default_steps)
+        self.limits = {  # M92, M203, M201, M204: each holds until a reset (no EEPROM: M500 is not modelled)
+            "M92": self.steps_per_unit,
             "M203": dict.fromkeys(self.letters, self.max_feed),
             "M201": dict.fromkeys(self.letters, self.acceleration),
-            "M204": dict.fromkeys("PRT", self.acceleration),
+            "M204": {"P": self.acceleration, "R": min(self.acceleration, RETRACT_ACCELERATION), "T": self.acceleration},
         }
         self.last_n, self.relative, self.enabled, self.halted = 0, False, False, False
         self.feed, self.next_busy = 1000.0, 0.0
@@ -229,6 +227,7 @@ class MarlinMachine:
         while self.planner and self.planner[0].end <= now:
             block = self.planner.popleft()
             self.moves_done.append(block.deltas)
+            self.move_times.append((block.start or block.end, block.end))
             for axis, delta in block.deltas.items():
                 self.moved(axis, delta, True)
 
@@ -332,9 +331,7 @@ class MarlinMachine:
             self.enabled = code == "M17"
         elif code == "M114":
             self.say(self._position())
-        elif code == "M92":
-            self._steps_per_unit(params)
-        elif code in ("M203", "M201", "M204"):
+        elif code in self.limits:
             self._limit(code, params)
         elif code == "M115":
             self._identify()
@@ -352,20 +349,19 @@ class MarlinMachine:
         counts = " ".join(f"{a}:{round(self.pos[a] * self.steps_per_unit[a])}" for a in self.letters)
         return f"{units} Count {counts}"
 
-    def _steps_per_unit(self, params: dict[str, float]) -> None:
-        """M92: set the axes given; alone, report every axis (two decimals, as Marlin prints them)."""
-        given = {axis: value for axis, value in params.items() if axis in self.steps_per_unit and value > 0}
-        self.steps_per_unit.update(given)
-        if not params:
-            self.say("  M92 " + " ".join(f"{a}{self.steps_per_unit[a]:.2f}" for a in self.letters))
-
     def _limit(self, code: str, params: dict[str, float]) -> None:
-        """M203 (top speed per axis, units/s), M201 (acceleration per axis), M204 (P R T accelerations): set
-        what is given; alone, report them."""
+        """M92 (steps per unit), M203 (top speed per axis, units/s), M201 (acceleration per axis), M204 (P R T
+        accelerations): set what is given; alone, report them as the stock build does (M201's axes 4 to 6 in
+        whole units)."""
         values = self.limits[code]
         values.update({key: value for key, value in params.items() if key in values and value > 0})
         if not params:
-            self.say(f"{code} " + " ".join(f"{key}{value:.2f}" for key, value in values.items()))
+            whole = range(3, 6) if code == "M201" else ()
+            words = (
+                f"{key}{value:.0f}" if i in whole else f"{key}{value:.2f}"
+                for i, (key, value) in enumerate(values.items())
+            )
+            self.say(f"  {code} " + " ".join(words))
 
     def _identify(self) -> None:
         self.say(
@@ -381,15 +377,12 @@ class MarlinMachine:
     def _plan(self, deltas: dict[str, float], feed: float, now: float) -> None:
         if not deltas:
             return
-        start = self.planner[-1].end if self.planner else now + FIRST_MOVE_S
-        path = math.hypot(*deltas.values())
-        top = self.limits["M203"]  # no axis faster than its M203: the whole move slows down
-        speed = min(feed / 60.0, *(top[axis] * path / abs(delta) for axis, delta in deltas.items()))
-        self.planner.append(Block(start, start + path / max(speed, 1e-6), deltas))
-        early = self.planner[0].start - now
-        if len(self.planner) >= FIRST_MOVE_BLOCKS and early > 0:  # enough queued: the held blocks go at once
-            for block in self.planner:
-                block.start, block.end = block.start - early, block.end - early
+        if not self.planner:
+            self.first_start = now + FIRST_MOVE_S
+        self.planner.append(planned_block(deltas, feed / 60.0, self.limits, self.steps_per_unit))
+        if len(self.planner) >= FIRST_MOVE_BLOCKS:  # enough queued: the held blocks go at once
+            self.first_start = min(self.first_start, now)
+        replan(self.planner, now, self.first_start)
         for axis, delta in deltas.items():
             self.pos[axis] += delta
 
@@ -397,7 +390,7 @@ class MarlinMachine:
         """The motors stop at ``at``: the block running is cut short, the rest never runs; the position is read
         back from where the motors are."""
         for block in self.planner:
-            share = min(1.0, max(0.0, (at - block.start) / (block.end - block.start)))
+            share = block.share_at(at)
             for axis, delta in block.deltas.items():
                 self.pos[axis] -= delta * (1 - share)
                 if share:

@@ -11,7 +11,8 @@ the real binary (a move a stop cut short turns the face only if it got that
 far). The board is built with ``steps_per_quarter / units_per_quarter``
 steps per unit on every axis unless ``steps_per_unit`` (axis -> value)
 says otherwise, and no axis moves faster than ``max_feed`` units/s (its
-M203).
+M203) nor speeds up faster than ``acceleration`` units/s² (M201, M204;
+``machine.STOCK_LIMITS`` are the stock builds').
 
 Axes are named as the stock build names them (``letters``, default ``X Y
 Z A B C``); ``axes`` maps faces to them, ``I J K`` standing for axes 4-6
@@ -57,6 +58,7 @@ class SimulatedMarlin(PtyBoard):
         emergency_parser: bool = False,
         advanced_ok: bool = False,
         max_feed: float = 10000.0,
+        acceleration: float = 1e9,
         reset_on_open: bool = True,
         boot_ms: float = 0.0,
         state: str | None = None,
@@ -88,6 +90,7 @@ class SimulatedMarlin(PtyBoard):
             advanced_ok,
             steps_per_unit=tuple(built.values()),
             max_feed=max_feed,
+            acceleration=acceleration,
         )
         self._machine = MarlinMachine(build, self._say, self._moved)
         self._triggers = DeviceTriggers(self.faults)
@@ -121,6 +124,12 @@ class SimulatedMarlin(PtyBoard):
         """Every move that ran to its end (axis -> delta)."""
         with self._lock:
             return list(self._machine.moves_done)
+
+    @property
+    def move_times(self) -> list[tuple[float, float]]:
+        """When each of ``moves_done`` started and ended (``time.monotonic()``)."""
+        with self._lock:
+            return list(self._machine.move_times)
 
     def info(self) -> dict:
         with self._lock:
