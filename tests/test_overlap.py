@@ -179,7 +179,9 @@ def _avr_solve(jam_deg: float, overlap_deg: float, moves: list[list[int]], trace
 
 
 def _solutions(count: int) -> list[list[int]]:
-    return [parse_moves(solve(scramble(3, seed=300 + i)["state"], budget_s=0.3).text) for i in range(count)]
+    solutions = [solve(scramble(3, seed=300 + i)["state"], budget_s=0.3) for i in range(count)]
+    assert all(solution.found for solution in solutions)
+    return [parse_moves(solution.text) for solution in solutions]
 
 
 def test_avr_turns_overlap_on_time_and_never_jam_at_the_default(tmp_path):

@@ -74,14 +74,18 @@ def solve_two_phase(
     up to ``slack`` moves longer than the shortest found so far are tried
     too. ``native=False`` runs the search loops in Python even where the
     compiled ones (``native``) are there: the same solutions, found
-    slower. The first call also loads
-    the tables (see ``prepare``). Raises ``InvalidState`` for an impossible
+    slower. The first call also loads (or builds)
+    the tables (see ``prepare``) before its budget starts. Raises ``InvalidState`` for an impossible
     state or a bad argument.
     """
     cube = _checked(cube, budget_s, max_length)
-    goal = Goal(time.perf_counter() + budget_s, max_length, cost, slack)
     if cube.is_solved():
         return []
+    if native:
+        prepare()
+    else:
+        search_tables()
+    goal = Goal(time.perf_counter() + budget_s, max_length, cost, slack)  # the tables' first load not counted
     searches = [ViewSearch(view, goal, native) for view in views(cube)]
     depth = min(search.start_depth for search in searches)
     try:
