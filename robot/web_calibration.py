@@ -1,6 +1,6 @@
-"""The dashboard's first calibration: scan a solved cube with the saved views (``POST
-/api/calibration/solved``), and save a flip/spin rig's face under its camera (``PUT
-/api/calibration/top_face``). The other calibration routes (show, check, save) are in ``robot.web``."""
+"""The dashboard's calibration: show it, check an edit, save it (``/api/calibration``); scan a solved cube with
+the saved views (``POST /api/calibration/solved``), and save a flip/spin rig's face under its camera (``PUT
+/api/calibration/top_face``). The colour calibration's routes are in ``robot.web_palette``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from .web_models import CHANGE_REFUSED, INVALID, KEY_REFUSED, refusals
+from .web_models import BAD_BODY, CHANGE_REFUSED, INVALID, KEY_REFUSED, CalibrationCheck, CalibrationUpdate, refusals
 
 
 class FaceOff(BaseModel):
@@ -40,8 +40,40 @@ class TopFaceUpdate(BaseModel):
 
 
 def calibration_routes(daemon: Any, require_key: Callable[..., None]) -> APIRouter:
-    """The routes of the first calibration, with the app's API-key check."""
+    """The calibration's routes, with the app's API-key check."""
     router = APIRouter()
+
+    @router.get("/api/calibration", responses=refusals({400: "this rig has no calibration to show"}))
+    def calibration() -> dict:
+        return daemon.calibration()
+
+    @router.put(
+        "/api/calibration",
+        dependencies=[Depends(require_key)],
+        responses=refusals(
+            {
+                **CHANGE_REFUSED,
+                **KEY_REFUSED,
+                422: INVALID,
+                409: "a run is in progress",
+                400: f"{BAD_BODY}, views or a colour calibration that are not valid (the detail says where), or the "
+                "file could not be written",
+            }
+        ),
+    )
+    def set_calibration(update: CalibrationUpdate) -> dict:
+        """Validate, save (atomically, the previous file kept as a backup) and apply at once: no restart."""
+        return daemon.set_calibration(update.model_dump(exclude_none=True))
+
+    @router.post(
+        "/api/calibration/check",
+        responses=refusals(
+            {**CHANGE_REFUSED, 422: INVALID, 400: f"{BAD_BODY}, or this rig's calibration cannot be changed"}
+        ),
+    )
+    def check_calibration(update: CalibrationUpdate) -> CalibrationCheck:
+        """What PUT /api/calibration would do with the same body, without saving or applying anything."""
+        return CalibrationCheck(**daemon.check_calibration(update.model_dump(exclude_none=True)))
 
     @router.post(
         "/api/calibration/solved",

@@ -3,7 +3,7 @@
 uvicorn's shutdown lets open responses finish for ``timeout_graceful_shutdown``
 before it cancels them, and an MJPEG stream never finishes by itself: a browser
 showing the camera would hold every Ctrl-C for that long. The server here ends
-the streams (``robot.web.end_streams``) as its shutdown begins, so they close
+the streams (``robot.web_cameras.end_streams``) as its shutdown begins, so they close
 cleanly at once; other requests still get their time to finish.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from fastapi import FastAPI
 
-from .web import end_streams
+from .web_cameras import end_streams
 
 
 def dashboard_server(config, app: FastAPI, on_signal: Callable[[int], None] | None = None):

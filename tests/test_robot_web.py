@@ -15,7 +15,8 @@ from robot.assemble import listen
 from robot.config import Config
 from robot.errors import ConfigError
 from robot.motion import parse_jog
-from robot.web import STATIC_DIR, Broadcaster, WebSettings, create_app, web_settings
+from robot.web import STATIC_DIR, WebSettings, create_app, web_settings
+from robot.web_events import Broadcaster
 from robot.web_guard import INTENT_HEADER, RequestGuard
 from robot_doubles import KEY, make_daemon, scanning_daemon, wait_done
 from solver.puzzles.cube.notation import MOVE_NAMES

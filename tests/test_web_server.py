@@ -7,7 +7,8 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from robot.web import WebSettings, create_app, end_streams
+from robot.web import WebSettings, create_app
+from robot.web_cameras import end_streams
 from robot.web_server import dashboard_server
 from robot_doubles import make_daemon
 from test_robotd import free_port
