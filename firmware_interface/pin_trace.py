@@ -55,3 +55,17 @@ def motion_end(edges: list[int], cycle: int, gap_s: float = 0.05, under_way_s: f
             break
         last = edge
     return last
+
+
+def motion_spans(edges: list[int], gap_s: float = 0.2) -> list[float]:
+    """How long each motion took, first to last STEP edge (seconds): motions are apart by more than ``gap_s``
+    without an edge."""
+    spans: list[float] = []
+    first = before = edges[0] if edges else 0
+    for edge in edges:
+        if not spans or edge - before > gap_s * F_CPU:
+            first = edge
+            spans.append(0.0)
+        spans[-1] = (edge - first) / F_CPU
+        before = edge
+    return spans

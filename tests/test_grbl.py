@@ -13,6 +13,7 @@ test_stock_firmware.py does).
 
 import inspect
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import serial
@@ -36,6 +37,7 @@ from firmware_interface.grbl.machine import UNLOCK_HINT, GrblMachine
 from firmware_interface.grbl.simulator import SimulatedGrbl
 from firmware_interface.marlin.link import MarlinLink
 from firmware_interface.marlin.simulator import SimulatedMarlin
+from firmware_interface.pin_trace import motion_spans, step_cycles
 from firmware_interface.stock_firmware import missing_stock, stock_board
 from firmware_interface.turn_speed import least_turn_s
 from line_rigs import FEED, SOLVED, estop_mid_move, ready, rigs
@@ -413,11 +415,16 @@ def stock_grbl(kind: str):
     """The binary on the simulated board, or our simulator of it; not started."""
     if kind == "sim":
         return SimulatedGrbl(classic=True, reset_on_open=False)  # the binary does not reset when the port opens
+    return stock_grbl_traced(None)
+
+
+def stock_grbl_traced(trace):
+    """The binary on the simulated board, writing its STEP edges to ``trace`` (None: nowhere); not started."""
     devices.require_avr(avr_board.missing_tools)
     why = missing_stock("grbl")
     if why:
         pytest.skip(why)
-    return stock_board("grbl")
+    return stock_board("grbl", trace=trace)
 
 
 class StockRig:
@@ -535,6 +542,54 @@ def test_the_simulator_answers_as_the_stock_binary_does(grbl):
         assert raw.read(3) == reset and raw.send("?", 1) == [f"<Alarm|MPos:{ZEROS}>"]
     finally:
         raw.close()
+
+
+MOTIONS = {  # G91 moves sent at once, each the time it took on the stock binary (first to last STEP edge)
+    "a quarter turn (0.286 s)": ["G1 X90 F27000"],
+    "the same slower (0.625 s)": ["G1 X90 F9000"],
+    "two axes together (0.341 s)": ["G1 X90 Y90 F27000"],
+    "a quarter turn in three parts (0.285 s)": ["G1 X30 F27000", "G1 X30", "G1 X30"],
+    "one axis, then another (0.568 s)": ["G1 X90 F27000", "G1 Y90"],
+    "one axis twice one way (0.487 s)": ["G1 X90 F27000", "G1 X90"],
+    "one axis, then back (0.577 s)": ["G1 X90 F27000", "G1 X-90"],
+}
+
+
+def motion_s(kind: str, trace) -> list[float]:
+    """How long each motion took: on the binary from its STEP edges, on our simulator from its planned segments
+    (neither changes with the host's load)."""
+    board = stock_grbl(kind) if kind == "sim" else stock_grbl_traced(trace)
+    board.start()
+    raw = RawPort(board.path)
+    try:
+        raw.boot()
+        assert raw.send("G91\n", 1) == ["ok"]
+        for lines in MOTIONS.values():
+            raw.send("".join(line + "\n" for line in lines), len(lines))
+            time.sleep(1.0)  # over, 0.3 s at least before the next
+    finally:
+        raw.close()
+    if kind != "sim":
+        board.stop()
+        return motion_spans(step_cycles(trace))
+    times, at, spans = board.move_times, 0, []
+    board.stop()
+    for lines in MOTIONS.values():
+        spans.append(times[at + len(lines) - 1][1] - times[at][0])
+        at += len(lines)
+    return spans
+
+
+def test_the_simulator_speeds_up_and_brakes_as_the_stock_binary(tmp_path):
+    """Rest to rest at each axis's $120 (the path's acceleration as each axis's share allows), parts along one
+    line at full speed from one to the next, even once the first is running: the simulator's motions last as
+    long as the binary's, within a step or two."""
+    with ThreadPoolExecutor(2) as pool:
+        real, ours = (pool.submit(motion_s, kind, tmp_path / "trace") for kind in ("stock", "sim"))
+        spans = dict(zip(MOTIONS, zip(real.result(), ours.result())))
+    assert len(real.result()) == len(MOTIONS)
+    for motion, (real_s, simulated_s) in spans.items():
+        assert real_s < simulated_s < real_s + 0.015, (motion, spans)
 
 
 def test_a_feed_hold_in_motion_decelerates_before_it_holds(raw):

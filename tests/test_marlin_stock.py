@@ -26,7 +26,7 @@ import devices
 from firmware_interface.marlin.dialect import numbered
 from firmware_interface.marlin.machine import STOCK_LIMITS
 from firmware_interface.marlin.simulator import SimulatedMarlin
-from firmware_interface.pin_trace import F_CPU, step_cycles
+from firmware_interface.pin_trace import motion_spans, step_cycles
 from firmware_interface.stock_firmware import AXES, stock_board
 from line_rigs import SOLVED, estop_mid_move, ready, require_stock, rigs
 from solver import apply
@@ -178,13 +178,7 @@ def real_motion_s(variant: str, trace) -> list[float]:
     board = stock(variant, trace=trace)
     send_motions(board)
     board.stop()
-    edges, spans, first = step_cycles(trace), [], None
-    for before, edge in zip([None, *edges], edges):
-        if before is None or edge - before > 0.2 * F_CPU:
-            first = edge
-            spans.append(0.0)
-        spans[-1] = (edge - first) / F_CPU
-    return spans
+    return motion_spans(step_cycles(trace))
 
 
 def simulated_motion_s(variant: str) -> list[float]:

@@ -45,7 +45,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..gcode import number
-from ..turn_speed import least_turn_s
+from ..planner import Block, planned_block, replan, steady_block
 from .builds import GRBLHAL, Build
 from .eeprom import HOMING, Eeprom
 from .words import LineError, clean, group, read_block
@@ -59,12 +59,17 @@ RAPID = 100000.0  # units/min of G0 and of inverse-time limits
 
 @dataclass
 class Segment:
-    """One planner block: where it starts and ends, how long it takes."""
+    """One planner block: where it starts and ends, how it moves (its speeds, replanned as more come)."""
 
     start: dict[str, float]
     end: dict[str, float]
-    duration: float
+    block: Block | None  # None: a dwell (G4) of ``dwell`` seconds
     feed: float
+    dwell: float = 0.0
+
+    @property
+    def duration(self) -> float:
+        return self.block.profile().duration if self.block is not None else self.dwell
 
 
 class GrblMachine:
@@ -92,6 +97,7 @@ class GrblMachine:
         self.eeprom = Eeprom(build.settings, letters)
         self.blank = build.blank_eeprom  # the first power-on finds no settings
         self.accepted: list[str] = []
+        self.move_times: list[tuple[float, float]] = []  # each finished segment's start and end (holds aside)
         self.errors: list[int] = []
         self.resets: list[float] = []
         self.power_on()
@@ -251,6 +257,7 @@ class GrblMachine:
                 break
             self.planner.popleft()
             self.mpos = dict(segment.end)
+            self.move_times.append((ends - segment.duration, ends))
             self.run_started, self.elapsed = ends, 0.0
             self.idle_at = ends + (0.0 if self.planner else self.eeprom.idle_lock_s())  # $1 ms still Run
             self.finished(segment)
@@ -324,7 +331,7 @@ class GrblMachine:
         if 4 in block.g:
             if "P" not in block.values:
                 raise LineError(28)
-            self._plan(self._planned(), block.values["P"], 0.0, now)  # a dwell: a segment that moves nothing
+            self._plan(self._planned(), None, 0.0, now, dwell=block.values["P"])  # a segment that moves nothing
             self.syncing = True
         self._move(block.g, block.values, block.axes, now)
 
@@ -373,37 +380,38 @@ class GrblMachine:
                 end[axis] = value * scale + self.g92[axis]
             else:
                 end[axis] = start[axis] + value * scale
-        length = math.hypot(*(end[a] - start[a] for a in self.letters))
-        if self.motion == 0:
-            duration = length / RAPID * 60.0
-        elif self.inverse:
-            if "F" not in values or values["F"] <= 0:
-                raise LineError(22)
-            duration = max(60.0 / values["F"], length / RAPID * 60.0)
-        elif self.feed <= 0:
-            raise LineError(22)
-        else:
-            duration = self._feed_duration(start, end, length) if length else 0.0
+        deltas = {axis: end[axis] - start[axis] for axis in self.letters if end[axis] != start[axis]}
+        block = self._block(deltas, values)  # its errors (no feed rate) come for a move of nothing too
         if self.eeprom.beyond_travel(end):
             return self.alarm(2, now, from_line=True)
-        if length:
-            self._plan(end, duration, self.feed, now)
+        if deltas:
+            self._plan(end, block, self.feed, now)
 
-    def _feed_duration(self, start: dict[str, float], end: dict[str, float], length: float) -> float:
-        """A feed move from rest to rest: at F, but no axis faster than its $110-$115 (units/min) nor speeding up
-        or braking faster than its $120-$125 (units/s²)."""
-        speed, acceleration = self.feed / 60.0, math.inf
-        for index, axis in enumerate(self.letters):
-            share = abs(end[axis] - start[axis]) / length
-            if share:
-                speed = min(speed, self.eeprom.limit(110 + index) / 60.0 / share)
-                acceleration = min(acceleration, self.eeprom.limit(120 + index) / share)
-        return least_turn_s(length, speed, acceleration) if acceleration < math.inf else length / speed
+    def _block(self, deltas: dict[str, float], values: dict[str, float]) -> Block:
+        """G0 at the rapid rate; G93 in the time its F gives (no quicker than rapid); a feed move at F, no axis
+        faster than its $110-$115 (units/min) nor speeding up or braking faster than its $120-$125 (units/s²)."""
+        length = math.hypot(*deltas.values())
+        if self.motion == 0:
+            return steady_block(deltas, length / RAPID * 60.0)
+        if self.inverse:
+            if "F" not in values or values["F"] <= 0:
+                raise LineError(22)
+            return steady_block(deltas, max(60.0 / values["F"], length / RAPID * 60.0))
+        if self.feed <= 0:
+            raise LineError(22)
+        index = {axis: i for i, axis in enumerate(self.letters)}
+        top = {axis: self.eeprom.limit(110 + index[axis]) / 60.0 for axis in deltas}
+        return planned_block(
+            deltas, self.feed / 60.0, top, {axis: self.eeprom.limit(120 + index[axis]) for axis in deltas}
+        )
 
-    def _plan(self, end: dict[str, float], duration: float, feed: float, now: float) -> None:
+    def _plan(self, end: dict[str, float], block: Block | None, feed: float, now: float, dwell: float = 0.0) -> None:
+        """Queue a block (or a dwell); grbl replans every block, the one running too (its braking is not yet
+        prepared). Nothing is queued after a dwell until it is over (G4 waits for it)."""
         if not self.planner:
             self.run_started, self.elapsed = now, 0.0
-        self.planner.append(Segment(self._planned(), end, duration, feed))
+        self.planner.append(Segment(self._planned(), end, block, feed, dwell))
+        replan([segment.block for segment in self.planner if segment.block is not None], 0, now)
 
     def _planned(self) -> dict[str, float]:
         return dict(self.planner[-1].end) if self.planner else dict(self.mpos)

@@ -134,6 +134,12 @@ class SimulatedGrbl(PtyBoard):
             return list(self.machine.accepted)
 
     @property
+    def move_times(self) -> list[tuple[float, float]]:
+        """When each finished segment started and ended (``time.monotonic()``; a feed hold's pause aside)."""
+        with self._lock:
+            return list(self.machine.move_times)
+
+    @property
     def kill_times(self) -> list[float]:
         return self.estop_times()
 

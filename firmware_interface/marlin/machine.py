@@ -17,7 +17,7 @@ shared/stock-firmware/README.md records of the real binaries:
   processing`` every ``busy_s`` meanwhile;
 * a move planned into an empty planner starts 0.1 s later, or as soon as
   three are queued (``BLOCK_DELAY_FOR_1ST_MOVE``); moves speed up, cruise
-  at their feed rate and brake (planner.py; the stock builds' 500 units/s
+  at their feed rate and brake (firmware_interface/planner.py; the stock builds' 500 units/s
   and 5000 units/s² with ``STOCK_LIMITS``, which make a quarter turn take
   at least 0.27 s; by default so high that a move takes its feed's time);
 * ``M410`` (Marlin 2.1's ``quickstop_stepper``): the planner is emptied
@@ -52,8 +52,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..planner import Block, planned_block, replan
 from .dialect import checksum, split_numbered
-from .planner import Block, planned_block, replan
 
 RX_BUFFER = 128
 COMMAND_QUEUE = 4
@@ -62,6 +62,7 @@ FIRST_MOVE_S = 0.1  # BLOCK_DELAY_FOR_1ST_MOVE: a block planned into an empty pl
 FIRST_MOVE_BLOCKS = 3  # ... unless this many are queued first
 # the stock builds' DEFAULT_MAX_FEEDRATE (units/s) and DEFAULT_MAX_ACCELERATION, DEFAULT_TRAVEL_ACCELERATION
 STOCK_LIMITS = {"max_feed": 500.0, "acceleration": 5000.0}
+REST_STEPS_S = 222.0  # a move "from rest" starts at this many steps/s along its path, one "to rest" ends at it
 RETRACT_ACCELERATION = 3000.0  # M204 R: reported only (DEFAULT_RETRACT_ACCELERATION)
 KILL_RUN_ON_S = 0.7  # kill() waits this long, interrupts on, before it disables the drivers
 CAPABILITIES = ("EEPROM", "AUTOREPORT_POS", "EMERGENCY_PARSER", "PROMPT_SUPPORT", "THERMAL_PROTECTION", "ARCS")
@@ -379,10 +380,13 @@ class MarlinMachine:
             return
         if not self.planner:
             self.first_start = now + FIRST_MOVE_S
-        self.planner.append(planned_block(deltas, feed / 60.0, self.limits, self.steps_per_unit))
+        limits, rest = self.limits, REST_STEPS_S / max(self.steps_per_unit[axis] for axis in deltas)
+        block = planned_block(deltas, feed / 60.0, limits["M203"], limits["M201"], limits["M204"]["T"], rest)
+        self.planner.append(block)
         if len(self.planner) >= FIRST_MOVE_BLOCKS:  # enough queued: the held blocks go at once
             self.first_start = min(self.first_start, now)
-        replan(self.planner, now, self.first_start)
+        begun = sum(1 for block in self.planner if block.start is not None and block.start <= now)
+        replan(self.planner, begun, self.first_start)
         for axis, delta in deltas.items():
             self.pos[axis] += delta
 

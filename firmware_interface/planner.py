@@ -1,25 +1,34 @@
-"""Stock Marlin 2.1's motion planner as the simulated board (machine.py) runs it: speeds up, cruises, brakes.
+"""The motion planner of the simulated G-code boards (Marlin, grbl): moves speed up, cruise and brake.
 
 Each ``G1`` is a block. It moves along its path at the feed rate, no axis
-faster than its ``M203``, and speeds up and brakes at the travel
-acceleration (``M204 T``: the stock builds have no extruder), no axis
-faster than its ``M201``. Blocks along one line in one direction run on at
-full speed from one to the next; Marlin's lookahead replans every block
-not yet begun as more arrive, and the last one ends at rest. Measured on
-the stock binary (shared/stock-firmware: 400 steps per 90 units, 500
-units/s, 5000 units/s²), first to last STEP edge:
+faster than its top speed (Marlin's ``M203``, grbl's ``$110``...), and
+speeds up and brakes at its acceleration, no axis faster than its own
+(Marlin's ``M201`` and travel acceleration ``M204 T``: the stock builds
+have no extruder; grbl's ``$120``...). Blocks along one line in one
+direction run on at full speed from one to the next; the lookahead replans
+every block as more arrive (Marlin those not yet begun, grbl the one
+running too), and the last one ends at rest. Measured on the stock Marlin
+binary (shared/stock-firmware: 400 steps per 90 units, 500 units/s, 5000
+units/s²), first to last STEP edge:
 
 * a quarter turn (``G1 X90`` at F30000) 0.252 s, as one line or as three
   of 30 units (0.28 s as a trapezoid from rest to rest). Marlin starts and
   ends a move at a step rate above zero: a move took 16 to 19 ms less,
   from sending to M400's ok, than a trapezoid from rest (at F9000 to
-  F30000, one axis or two), as one that starts and ends at ``REST_STEPS_S``
+  F30000, one axis or two), as one that starts and ends at 222 steps/s
   steps/s along its path does;
 * two quarter turns of one axis one way, 0.433 s (one trapezoid of 180
   units: 0.46 s); a quarter turn of another axis, or of the same axis back,
   after one: 0.512 s, two moves from rest to rest (its junction deviation,
   0.013 units, allows some 12 units/s between square moves: taken as rest);
 * two axes together by 90 each, 0.323 s (0.355 s along the 127-unit path).
+
+The stock grbl binary (the same units, 450 units/s, 5000 units/s² per axis)
+starts and ends at rest: 0.286 s for ``G1 X90 F27000`` (0.29 s as a
+trapezoid), the same as three lines of 30, 0.487 s for two of 90 one way
+(0.49 s), 0.568 and 0.577 s for one then another axis or back (0.58 s),
+0.341 s for two axes together (0.346 s: each axis's acceleration limits
+the path's by its share).
 """
 
 from __future__ import annotations
@@ -28,9 +37,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..turn_speed import Trapezoid
+from .turn_speed import Trapezoid
 
-REST_STEPS_S = 222.0  # a move "from rest" starts at this many steps/s along its path, and one "to rest" ends at it
 SAME_LINE = 0.9999  # blocks whose directions' cosine is above this run on at full speed from one to the next
 
 
@@ -43,7 +51,7 @@ class Block:
     length: float
     speed: float  # the cruise speed along the path, units/s
     acceleration: float  # along the path, units/s²
-    rest: float = 0.0  # units/s: what "at rest" is at its start and end (REST_STEPS_S)
+    rest: float = 0.0  # units/s: what "at rest" is at its start and end (Marlin's: above zero)
     start: float | None = None  # None: not yet timed
     end: float = 0.0
     entry: float = 0.0
@@ -67,24 +75,36 @@ class Block:
 
 
 def planned_block(
-    deltas: dict[str, float], feed_s: float, limits: dict[str, dict[str, float]], steps_per_unit: dict[str, float]
+    deltas: dict[str, float],
+    feed_s: float,
+    top: dict[str, float],
+    accelerations: dict[str, float],
+    path_acceleration: float = math.inf,
+    rest_speed: float = 0.0,
 ) -> Block:
-    """The block of a ``G1`` by ``deltas`` at ``feed_s`` units/s under the board's M203, M201 and M204."""
+    """The block of a ``G1`` by ``deltas`` at ``feed_s`` units/s, no axis faster than its ``top`` speed nor
+    speeding up faster than its ``accelerations`` (units/s, units/s²), the path no faster than
+    ``path_acceleration``; ``rest_speed``: what "at rest" is at its ends (units/s)."""
     length = math.hypot(*deltas.values())
-    rest = REST_STEPS_S / max(steps_per_unit[axis] for axis in deltas)
-    speed, acceleration = feed_s, limits["M204"]["T"]
+    speed, acceleration = feed_s, path_acceleration
     for axis, delta in deltas.items():
         scale = length / abs(delta)  # an axis moves |delta| / length of the path's speed and acceleration
-        speed = min(speed, limits["M203"][axis] * scale)
-        acceleration = min(acceleration, limits["M201"][axis] * scale)
-    return Block(deltas, length, max(speed, 1e-6), acceleration, rest)
+        speed = min(speed, top[axis] * scale)
+        acceleration = min(acceleration, accelerations[axis] * scale)
+    return Block(deltas, length, max(speed, 1e-6), acceleration, rest_speed)
 
 
-def replan(blocks: Iterable[Block], now: float, first_start: float) -> None:
-    """Speeds and times of every block not yet begun at ``now``: the fastest each can go and still stop at
-    the last. A block that has begun keeps its own; the first block starts at ``first_start``."""
+def steady_block(deltas: dict[str, float], seconds: float) -> Block:
+    """A block that takes ``seconds`` at one speed (grbl's rapids and inverse-time moves here)."""
+    length = math.hypot(*deltas.values())
+    return Block(deltas, length, length / max(seconds, 1e-9), math.inf)
+
+
+def replan(blocks: Iterable[Block], begun: int, first_start: float) -> None:
+    """Speeds and times of every block after the first ``begun`` (which keep theirs): the fastest each can go
+    and still stop at the last. The first of them enters as fast as it did (or the block before it leaves);
+    the first block starts at ``first_start``."""
     blocks = list(blocks)
-    begun = next((i for i, block in enumerate(blocks) if block.start is None or block.start > now), len(blocks))
     free = blocks[begun:]
     if not free:
         return
@@ -92,7 +112,7 @@ def replan(blocks: Iterable[Block], now: float, first_start: float) -> None:
     free[-1].exit = 0.0
     for i in range(len(free) - 1, -1, -1):  # backwards: each as fast as braking to the next allows
         block = free[i]
-        most = free[i].junction_from(free[i - 1]) if i else (before.exit if before else 0.0)
+        most = free[i].junction_from(free[i - 1]) if i else (before.exit if before else block.entry)
         block.entry = min(most, math.sqrt(block.exit**2 + 2 * block.acceleration * block.length))
         if i:
             free[i - 1].exit = block.entry
