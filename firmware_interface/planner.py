@@ -16,7 +16,7 @@ units/s²), first to last STEP edge:
   ends a move at a step rate above zero: a move took 16 to 19 ms less,
   from sending to M400's ok, than a trapezoid from rest (at F9000 to
   F30000, one axis or two), as one that starts and ends at 222 steps/s
-  steps/s along its path does;
+  along its path does (Marlin's machine.py: ``REST_STEPS_S``);
 * two quarter turns of one axis one way, 0.433 s (one trapezoid of 180
   units: 0.46 s); a quarter turn of another axis, or of the same axis back,
   after one: 0.512 s, two moves from rest to rest (its junction deviation,
