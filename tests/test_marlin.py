@@ -175,6 +175,24 @@ def test_handshake_waits_for_the_boot_banner_and_identifies_the_board(rig):
     assert info["stop_method"].startswith("M410") and not info["emergency_parser"]
     state = sim.info()
     assert not state["relative"] and state["enabled"]  # G90: absolute targets
+    assert "M84 S0" in [command for _, command in sim.accepted]  # the drivers stay on between runs
+
+
+def test_marlin_switches_the_drivers_off_after_its_idle_time_unless_told_m84_s0():
+    """As the stock build does (DEFAULT_STEPPER_DEACTIVE_TIME, 120 s): the drivers go off that long after the
+    last move ends; ``M84 S0`` keeps them on (and switches nothing off itself), a move switches them on."""
+    board = marlin_machine.MarlinMachine(marlin_machine.Build(), lambda line: None, lambda *moved: None)
+
+    def at(now: float, line: str = "") -> bool:
+        if line:
+            board.receive(line.encode() + b"\n", now)
+        board.advance(now)
+        return board.enabled
+
+    assert not at(0.0, "G1 X90 F30000") and at(0.05) and at(1.0)  # on as the move is planned
+    assert at(1.0 + marlin_machine.IDLE_OFF_S - 1) and not at(1.0 + marlin_machine.IDLE_OFF_S + 1)
+    assert not at(200.0, "G1 X0") and at(200.05) and at(200.5, "M84 S0") and at(200.6) and at(10_000.0)
+    assert at(10_000.1, "M84") and not at(10_000.2)  # M84 without S: off once read
 
 
 def test_a_turn_is_planned_with_the_board_s_acceleration_counted():

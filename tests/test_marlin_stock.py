@@ -7,7 +7,8 @@ steps per unit, top speeds and accelerations, and the
 M410 quick stop during an M400, with and without EMERGENCY_PARSER), and
 after two quick stops the same answers in the same bursts (how many 1 s
 pauses, and what runs after each), and moves last as long as they do on
-the binary, speeding up and braking. Then the link identifies each build and
+the binary, speeding up and braking; ``M84 S<s>`` sets when the binary
+switches its drivers off (``S0``: never). Then the link identifies each build and
 recovers from a quick stop on it. Skips
 where the harness's tools or the stock-firmware directory are missing
 (fails instead under ROBOTD_REQUIRE_AVR, as tests/devices.py says).
@@ -26,7 +27,7 @@ import devices
 from firmware_interface.marlin.dialect import numbered
 from firmware_interface.marlin.machine import STOCK_LIMITS
 from firmware_interface.marlin.simulator import SimulatedMarlin
-from firmware_interface.pin_trace import motion_spans, step_cycles
+from firmware_interface.pin_trace import F_CPU, motion_spans, step_cycles
 from firmware_interface.stock_firmware import AXES, stock_board
 from line_rigs import SOLVED, estop_mid_move, ready, require_stock, rigs
 from solver import apply
@@ -206,6 +207,29 @@ def test_the_simulator_speeds_up_and_brakes_as_the_real_binary(tmp_path):
     assert len(real.result()) == len(MOTIONS)
     for motion, (real_s, simulated_s) in spans.items():
         assert real_s < simulated_s < real_s + 0.015, (motion, spans)
+
+
+def driver_switches(trace) -> list[tuple[float, int, bool]]:
+    """Every EN pin change: (seconds, axis index, on)."""
+    with open(trace) as lines:
+        fields = [line.split() for line in lines if line.startswith("E ")]
+    return [(int(cycle) / F_CPU, int(axis), on == "1") for _, cycle, axis, on in fields]
+
+
+def test_the_binary_switches_a_driver_off_after_its_idle_time_and_not_after_m84_s0(tmp_path):
+    """What MarlinLink's ``M84 S0`` at connect relies on: ``M84 S<s>`` sets the idle time after which Marlin
+    switches the drivers off (``S0``: never), and switches nothing off itself."""
+    board = stock("", trace=tmp_path / "trace")
+    with serial.Serial(board.start(), 115200, timeout=0.05) as raw:
+        time.sleep(0.5)  # booted, its boot text out
+        answers(raw, b"M84 S1\nG91\nG1 X9 F6000\nM400\n", 4)
+        time.sleep(1.6)  # off about a second after the move
+        answers(raw, b"M84 S0\nG1 X9\nM400\n", 3)
+        time.sleep(1.6)
+    board.stop()
+    x = [(at, on) for at, axis, on in driver_switches(tmp_path / "trace") if axis == 0][-3:]
+    assert [on for _, on in x] == [True, False, True], x  # on for the move, off after it, on for good
+    assert 1.0 < x[1][0] - x[0][0] < 1.5, x  # the move (0.1 s), then a second
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

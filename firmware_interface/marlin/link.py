@@ -25,7 +25,10 @@ Marlin asks, silence probes, the stop):
   ``M203``, ``M201`` and ``M204`` report its speed limits: moves go at the
   speed that makes a quarter turn take the time the feed plans, Marlin's
   acceleration counted, with a warning when the board cannot (limits.py);
-  then ``G90``. ``info`` carries what was learnt, the stop method and warnings.
+  then ``G90``, and ``M84 S0``: the drivers stay on until ``disable()``
+  (Marlin switches them off 120 s after its last move by default, so the
+  faces would turn freely while robotd says the motors are on). ``info``
+  carries what was learnt, the stop method and warnings.
 * Truthful completion: each move is ``G1`` (three lines, MOVE_PARTS),
   ``M400`` and a marker (``M118``), done when its marker is printed: Marlin
   runs lines in order and answers M400 only once the planner is empty.
@@ -72,6 +75,7 @@ MOST_IN_QUEUE = 3  # of Marlin's 4-line command queue: one is left for the stop 
 # (BLOCK_DELAY_FOR_1ST_MOVE): a move as three G1 lines along one line starts at once instead. The stock 2.1
 # binary (bench/stock_links.py): a quarter turn's first step 112 ms after turn() as one line, 22 ms as three.
 MOVE_PARTS = 3
+KEEP_DRIVERS_ON = "M84 S0"  # no idle timeout: the drivers stay on until M18 (robotd's motors off)
 
 
 class MarlinLink(LinePort):
@@ -175,6 +179,7 @@ class MarlinLink(LinePort):
         with self._lock:
             warnings = [warning for warning in [self._plan_feed()] if warning]
             session.queue(Line("G90"))
+            session.queue(Line(KEEP_DRIVERS_ON))
             self._follow(session.position or {})
             session.pump(time.monotonic())
             self._info = {

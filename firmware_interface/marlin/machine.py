@@ -41,7 +41,9 @@ shared/stock-firmware/README.md records of the real binaries:
   reported as the stock build does (``M203 X500.00 ...``);
 * ``M115`` (``FIRMWARE_NAME:...``, ``Cap:`` lines), ``M114`` (``X:..
   Count X:..``, the end of the planned moves), ``M118``, ``M110``,
-  ``G90``/``G91``, ``G92``, ``M17``/``M18``/``M84``, ``M108``; anything else
+  ``G90``/``G91``, ``G92``, ``M17``/``M18``/``M84`` (a move switches the
+  drivers on too, and they go off ``IDLE_OFF_S`` after the last move ends;
+  ``M84 S<s>`` sets that, 0 for never), ``M108``; anything else
   is ``echo:Unknown command: "..."`` and ``ok``.
 """
 
@@ -64,6 +66,7 @@ FIRST_MOVE_BLOCKS = 3  # ... unless this many are queued first
 STOCK_LIMITS = {"max_feed": 500.0, "acceleration": 5000.0}
 REST_STEPS_S = 222.0  # a move "from rest" starts at this many steps/s along its path, one "to rest" ends at it
 RETRACT_ACCELERATION = 3000.0  # M204 R: reported only (DEFAULT_RETRACT_ACCELERATION)
+IDLE_OFF_S = 120.0  # DEFAULT_STEPPER_DEACTIVE_TIME: the drivers go off this long after motion ends (M84 S0: never)
 KILL_RUN_ON_S = 0.7  # kill() waits this long, interrupts on, before it disables the drivers
 CAPABILITIES = ("EEPROM", "AUTOREPORT_POS", "EMERGENCY_PARSER", "PROMPT_SUPPORT", "THERMAL_PROTECTION", "ARCS")
 _COMMAND = re.compile(r"^([GMT])(\d+)$")
@@ -122,6 +125,7 @@ class MarlinMachine:
             "M204": {"P": self.acceleration, "R": min(self.acceleration, RETRACT_ACCELERATION), "T": self.acceleration},
         }
         self.last_n, self.relative, self.enabled, self.halted = 0, False, False, False
+        self.idle_off_s, self.last_motion = IDLE_OFF_S, now  # M84 S: drivers off this long after the last move
         self.feed, self.next_busy = 1000.0, 0.0
         self.blocked_until = 0.0  # the main loop waits out a quick stop until then
         self.ep_stop = self.resumed = False  # EMERGENCY_PARSER's M410 to act on; a pause just ended
@@ -222,11 +226,14 @@ class MarlinMachine:
             self.stop_slots = 0
 
     def _finish_blocks(self, now: float) -> None:
+        if self.enabled and self.idle_off_s and not self.planner and now >= self.last_motion + self.idle_off_s:
+            self.enabled = False  # Marlin's manage_inactivity()
         if self.kill_at is not None and now >= self.kill_at + KILL_RUN_ON_S:
             self._cut(self.kill_at + KILL_RUN_ON_S)
             self.kill_at = None
         while self.planner and self.planner[0].end <= now:
             block = self.planner.popleft()
+            self.last_motion = block.end
             self.moves_done.append(block.deltas)
             self.move_times.append((block.start or block.end, block.end))
             for axis, delta in block.deltas.items():
@@ -314,20 +321,22 @@ class MarlinMachine:
             self.running = ("M410", n)
         elif code == "M112":
             self._kill(now)
-        elif not self._setting(code, params, command):
+        elif not self._setting(code, params, command, now):
             self.say(f'echo:Unknown command: "{command}"')
             self._ok(n)
             return
         if self.running is None and not self.halted:
             self._ok(n)
 
-    def _setting(self, code: str, params: dict[str, float], command: str) -> bool:
+    def _setting(self, code: str, params: dict[str, float], command: str, now: float) -> bool:
         """The commands that answer at once; False for an unknown one."""
         if code in ("G90", "G91"):
             self.relative = code == "G91"
         elif code == "G92":
             for axis in params.keys() & self.pos.keys():
                 self.pos[axis] = params[axis]
+        elif code in ("M18", "M84") and "S" in params:
+            self.idle_off_s, self.last_motion = params["S"], now  # the timeout only; the drivers stay as they are
         elif code in ("M17", "M18", "M84"):
             self.enabled = code == "M17"
         elif code == "M114":
@@ -380,6 +389,7 @@ class MarlinMachine:
             return
         if not self.planner:
             self.first_start = now + FIRST_MOVE_S
+        self.enabled = True  # a move switches the drivers on
         limits, rest = self.limits, REST_STEPS_S / max(self.steps_per_unit[axis] for axis in deltas)
         block = planned_block(deltas, feed / 60.0, limits["M203"], limits["M201"], limits["M204"]["T"], rest)
         self.planner.append(block)
