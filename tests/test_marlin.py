@@ -22,10 +22,11 @@ from firmware_interface.marlin.dialect import (
     numbered,
     parse_position,
     parse_reply,
+    parse_setting,
     split_numbered,
 )
 from firmware_interface.marlin.identity import BoardReport, board_axes, identify, refusal
-from firmware_interface.marlin.limits import move_feed, parse_limit
+from firmware_interface.marlin.limits import move_feed
 from firmware_interface.marlin.lines import MARKER, Line
 from firmware_interface.marlin.link import MarlinTiming
 from firmware_interface.marlin.machine import STOCK_LIMITS
@@ -197,7 +198,7 @@ def test_marlin_switches_the_drivers_off_after_its_idle_time_unless_told_m84_s0(
 
 def test_a_turn_is_planned_with_the_board_s_acceleration_counted():
     stock = {"M203": {"X": 500.0, "Y": 500.0}, "M201": {"X": 5000.0, "Y": 5000.0}, "M204": {"P": 5000.0, "T": 5000.0}}
-    assert [parse_limit(line) for line in ("M204 P5000.00 R3000.00 T5000.00", "echo:  M201 X5000.00 A5000")] == [
+    assert [parse_setting(line) for line in ("M204 P5000.00 R3000.00 T5000.00", "echo:  M201 X5000.00 A5000")] == [
         ("M204", {"P": 5000.0, "R": 3000.0, "T": 5000.0}),
         ("M201", {"X": 5000.0, "A": 5000.0}),
     ]

@@ -123,7 +123,7 @@ _MARKER = re.compile(r"^(?:echo:)?rd(\d+) rd(\d+)$")
 _BUSY = re.compile(r"^(?:echo:)?busy:")
 _STEPS = re.compile(r"^(?:echo:)?\s*M92\s+[XYZIJKABCUVWE]-?\d")
 _LIMITS = re.compile(r"^(?:echo:)?\s*M20[134]\s+[A-Z]-?\d")
-_STEPS_FIELD = re.compile(r"\b([XYZIJKABCUVWE])(-?\d+(?:\.\d+)?)")
+_SETTING_FIELD = re.compile(r"\b([A-Z])(-?\d+(?:\.\d+)?)")
 
 
 def parse_reply(raw: str) -> Reply:
@@ -172,9 +172,17 @@ def _special(line: str) -> Reply | None:
     return None
 
 
+def parse_setting(text: str) -> tuple[str, dict[str, float]]:
+    """A setting's report, ``M203 X500.00 Y500.00`` (or M503's ``echo:  M203 ...``) -> ("M203", {"X": 500.0,
+    "Y": 500.0}): M92, M203, M201, M204."""
+    words = text.replace("echo:", "").split(None, 1)
+    fields = words[1] if len(words) > 1 else ""
+    return words[0], {key: float(value) for key, value in _SETTING_FIELD.findall(fields)}
+
+
 def parse_steps(text: str) -> dict[str, float]:
     """M92's report ``M92 X4.44 Y4.44 ... C4.44`` -> {"X": 4.44, ...}: steps per unit per axis."""
-    return {axis: float(value) for axis, value in _STEPS_FIELD.findall(text.split("M92", 1)[1]) if axis != "E"}
+    return {axis: value for axis, value in parse_setting(text)[1].items() if axis != "E"}
 
 
 def steps_command(steps_per_unit: dict[str, float]) -> str:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .dialect import AXIS_NUMBER, parse_steps
-from .limits import parse_limit
+from .dialect import AXIS_NUMBER, parse_setting, parse_steps
 
 STOP_METHOD = {
     True: "M410 (quick stop), acted on as its bytes arrive (EMERGENCY_PARSER)",
@@ -38,7 +37,7 @@ class BoardReport:
     limits: dict[str, dict[str, float]] = field(default_factory=dict)  # M203's, M201's, M204's reports
 
     def on_limits(self, text: str) -> None:
-        code, values = parse_limit(text)
+        code, values = parse_setting(text)
         self.limits[code] = values
 
     def on_firmware(self, line: str) -> None:

@@ -1,24 +1,15 @@
-"""A Marlin board's speed limits, read at connect: top speed (``M203``) and acceleration (``M201`` per axis,
-``M204 T`` for moves without extrusion); the feed that turns a quarter in the planned time with them
-(turn_speed.py). The stock 2.1 build (500 units/s, 5000 units/s², 90 units a quarter) needs 0.28 s; under
-simavr a quarter turn at 500 units/s went from its first step to its last in 0.25 s (bench/stock_links.py).
+"""A Marlin board's speed limits, read at connect (``dialect.parse_setting``): top speed (``M203``) and
+acceleration (``M201`` per axis, ``M204 T`` for moves without extrusion); the feed that turns a quarter in the
+planned time with them (turn_speed.py). The stock 2.1 build (500 units/s, 5000 units/s², 90 units a quarter)
+needs 0.28 s; under simavr a quarter turn at 500 units/s went from its first step to its last in 0.25 s
+(bench/stock_links.py).
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 from ..turn_speed import turn_feed
-
-_FIELD = re.compile(r"\b([A-Z])(-?\d+(?:\.\d+)?)")
-
-
-def parse_limit(text: str) -> tuple[str, dict[str, float]]:
-    """``M203 X500.00 Y500.00`` (or M503's ``echo:  M203 ...``) -> ("M203", {"X": 500.0, "Y": 500.0})."""
-    words = text.replace("echo:", "").split(None, 1)
-    fields = words[1] if len(words) > 1 else ""
-    return words[0], {key: float(value) for key, value in _FIELD.findall(fields)}
 
 
 def move_feed(limits: dict[str, dict[str, float]], axes: list[str], units_per_quarter: float, feed: float):
