@@ -272,7 +272,8 @@ SETUP_LINE = "G90 G21 G94"
 UNLOCK_LINE = "$X"
 BUILD_INFO_LINE = "$I"
 SETTINGS_LINE = "$$"
-STEPS_SETTING = 100  # $100, $101, ...: steps per unit of the board's axes in order
+# per-axis settings: this number plus the axis's index ($100, $101, ...), the board's axes in order
+STEPS_SETTING, MAX_RATE_SETTING, ACCELERATION_SETTING = 100, 110, 120  # steps/unit, units/min, units/s²
 
 
 def steps_lines(steps_per_unit: dict[str, float], letters: str) -> list[str]:

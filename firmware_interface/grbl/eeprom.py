@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 
+from .dialect import ACCELERATION_SETTING, MAX_RATE_SETTING, STEPS_SETTING
 from .words import LineError
 
-IDLE_LOCK, SOFT_LIMITS, HOMING, STEPS, TRAVEL = 1, 20, 22, 100, 130
-PER_AXIS = (100, 110, 120, 130)  # steps per unit, max rate, acceleration, travel: $100 + the axis's index
+IDLE_LOCK, SOFT_LIMITS, HOMING, TRAVEL = 1, 20, 22, 130
+PER_AXIS = (STEPS_SETTING, MAX_RATE_SETTING, ACCELERATION_SETTING, TRAVEL)  # each + the axis's index
 
 
 class Eeprom:
@@ -26,7 +27,7 @@ class Eeprom:
                 self.values.setdefault(base + index, defaults.get(base, "0"))
 
     def steps_per_unit(self, axis: str) -> float:
-        return float(self.values[STEPS + self.letters.index(axis)])
+        return float(self.values[STEPS_SETTING + self.letters.index(axis)])
 
     def write(self, line: str) -> None:
         """``$N=value``, cleaned (no blanks, upper case)."""

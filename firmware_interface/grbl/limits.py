@@ -6,8 +6,7 @@ them (turn_speed.py). The stock grbl-Mega-5X build: 30000 units/min and 5000 uni
 from __future__ import annotations
 
 from ..turn_speed import turn_feed
-
-MAX_RATE, ACCELERATION = 110, 120  # plus the axis's index
+from .dialect import ACCELERATION_SETTING, MAX_RATE_SETTING
 
 
 def move_feed(settings: dict[int, str], letters: str, axes: list[str], units_per_quarter: float, feed: float):
@@ -15,8 +14,8 @@ def move_feed(settings: dict[int, str], letters: str, axes: list[str], units_per
     None; or, when the board cannot turn that fast, its fastest ``F`` and a warning that says why. ``feed``
     itself where a setting is missing or garbled."""
     try:
-        rates = [float(settings[MAX_RATE + letters.index(axis)]) for axis in axes]
-        accelerations = [float(settings[ACCELERATION + letters.index(axis)]) for axis in axes]
+        rates = [float(settings[MAX_RATE_SETTING + letters.index(axis)]) for axis in axes]
+        accelerations = [float(settings[ACCELERATION_SETTING + letters.index(axis)]) for axis in axes]
     except (KeyError, ValueError):
         return feed, None
     if not axes or min(rates) <= 0 or min(accelerations) <= 0:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from ..gcode import number
 from ..planner import Block, planned_block, replan, steady_block
 from .builds import GRBLHAL, Build
+from .dialect import ACCELERATION_SETTING, MAX_RATE_SETTING
 from .eeprom import HOMING, Eeprom
 from .words import LineError, clean, group, read_block
 
@@ -400,10 +401,9 @@ class GrblMachine:
         if self.feed <= 0:
             raise LineError(22)
         index = {axis: i for i, axis in enumerate(self.letters)}
-        top = {axis: self.eeprom.limit(110 + index[axis]) / 60.0 for axis in deltas}
-        return planned_block(
-            deltas, self.feed / 60.0, top, {axis: self.eeprom.limit(120 + index[axis]) for axis in deltas}
-        )
+        top = {axis: self.eeprom.limit(MAX_RATE_SETTING + index[axis]) / 60.0 for axis in deltas}
+        accelerations = {axis: self.eeprom.limit(ACCELERATION_SETTING + index[axis]) for axis in deltas}
+        return planned_block(deltas, self.feed / 60.0, top, accelerations)
 
     def _plan(self, end: dict[str, float], block: Block | None, feed: float, now: float, dwell: float = 0.0) -> None:
         """Queue a block (or a dwell); grbl replans every block, the one running too (its braking is not yet

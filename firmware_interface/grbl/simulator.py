@@ -39,8 +39,7 @@ from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, read_into, write_from
 from ..virtual_cube import VirtualCube
 from .builds import GRBLHAL, MEGA_5X
-from .dialect import AXIS_LETTERS, DEFAULT_AXES, REALTIME, axis_letters
-from .eeprom import STEPS
+from .dialect import AXIS_LETTERS, DEFAULT_AXES, REALTIME, STEPS_SETTING, axis_letters
 from .machine import GrblMachine
 
 _MAX_LINE = 256  # junk this long with no line end is passed on as it is
@@ -111,7 +110,7 @@ class SimulatedGrbl(PtyBoard):
         built = {axis: self._quarter_steps.get(axis, 400.0) / units_per_quarter for axis in letters}
         built |= steps_per_unit or {}
         for index, axis in enumerate(letters):  # $100...: the board built to turn each face right, unless told
-            self.machine.eeprom.values[STEPS + index] = f"{built[axis]:.3f}"
+            self.machine.eeprom.values[STEPS_SETTING + index] = f"{built[axis]:.3f}"
         self._mangles: dict[str, list[list]] = {"to_device": [], "to_host": []}  # [find, replace, times left]
         self._boot(time.monotonic())
 
