@@ -48,15 +48,15 @@ class Trapezoid:
 
     def distance_at(self, t: float) -> float:
         """Units covered ``t`` seconds after it began."""
-        up, cruise, _ = self.phases() if self.length > 0 else (0.0, 0.0, 0.0)
         if t <= 0 or self.length <= 0:
             return 0.0
+        up, cruise, down = self.phases()
         if t <= up:
             return self.entry * t + self.acceleration * t * t / 2
-        peak = self.peak
         if t <= up + cruise:
+            peak = self.peak
             return (peak**2 - self.entry**2) / (2 * self.acceleration) + peak * (t - up)
-        left = max(self.duration - t, 0.0)  # braking: what is left to cover, backwards from the end
+        left = max(up + cruise + down - t, 0.0)  # braking: what is left to cover, backwards from the end
         return max(self.length - self.exit * left - self.acceleration * left * left / 2, 0.0)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -262,3 +262,13 @@ def estop_mid_move(board, link) -> tuple[list, dict, list[float], float]:
     result = link.estop(wait=False).result(1)
     stopped = board.stopped(asked)
     return motions, result, [] if stopped is None else [stopped], asked
+
+
+def planned_spans(move_times: list[tuple[float, float]], motions: Iterable[list[str]]) -> list[float]:
+    """How long each motion took on a simulator, from its blocks' planned start and end (``move_times``, a
+    block per line of each motion, in order): load on the host does not change them."""
+    spans, at = [], 0
+    for lines in motions:
+        spans.append(move_times[at + len(lines) - 1][1] - move_times[at][0])
+        at += len(lines)
+    return spans

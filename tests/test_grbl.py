@@ -40,7 +40,7 @@ from firmware_interface.marlin.simulator import SimulatedMarlin
 from firmware_interface.pin_trace import motion_spans, step_cycles
 from firmware_interface.stock_firmware import missing_stock, stock_board
 from firmware_interface.turn_speed import least_turn_s
-from line_rigs import FEED, SOLVED, estop_mid_move, ready, rigs
+from line_rigs import FEED, SOLVED, estop_mid_move, planned_spans, ready, rigs
 from robot_doubles import wait_for
 from solver import apply
 
@@ -572,12 +572,8 @@ def motion_s(kind: str, trace) -> list[float]:
     if kind != "sim":
         board.stop()
         return motion_spans(step_cycles(trace))
-    times, at, spans = board.move_times, 0, []
     board.stop()
-    for lines in MOTIONS.values():
-        spans.append(times[at + len(lines) - 1][1] - times[at][0])
-        at += len(lines)
-    return spans
+    return planned_spans(board.move_times, MOTIONS.values())
 
 
 def test_the_simulator_speeds_up_and_brakes_as_the_stock_binary(tmp_path):

@@ -29,7 +29,7 @@ from firmware_interface.marlin.machine import STOCK_LIMITS
 from firmware_interface.marlin.simulator import SimulatedMarlin
 from firmware_interface.pin_trace import F_CPU, motion_spans, step_cycles
 from firmware_interface.stock_firmware import AXES, stock_board
-from line_rigs import SOLVED, estop_mid_move, ready, require_stock, rigs
+from line_rigs import SOLVED, estop_mid_move, planned_spans, ready, require_stock, rigs
 from solver import apply
 
 VARIANTS = {"": "marlin-avr", "ep": "marlin-ep-avr"}
@@ -187,13 +187,8 @@ def simulated_motion_s(variant: str) -> list[float]:
     change either)."""
     board = simulated(variant)
     send_motions(board)
-    times, at = board.move_times, 0
     board.stop()
-    spans = []
-    for lines in MOTIONS.values():
-        spans.append(times[at + len(lines) - 1][1] - times[at][0])
-        at += len(lines)
-    return spans
+    return planned_spans(board.move_times, MOTIONS.values())
 
 
 def test_the_simulator_speeds_up_and_brakes_as_the_real_binary(tmp_path):

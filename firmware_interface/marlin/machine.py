@@ -235,7 +235,7 @@ class MarlinMachine:
             block = self.planner.popleft()
             self.last_motion = block.end
             self.moves_done.append(block.deltas)
-            self.move_times.append((block.start or block.end, block.end))
+            self.move_times.append((block.end if block.start is None else block.start, block.end))
             for axis, delta in block.deltas.items():
                 self.moved(axis, delta, True)
 
