@@ -46,6 +46,17 @@ class Trapezoid:
     def duration(self) -> float:
         return sum(self.phases()) if self.length > 0 else 0.0
 
+    def speed_at(self, t: float) -> float:
+        """Its speed ``t`` seconds after it began (0 once it is over)."""
+        if t < 0 or t >= self.duration:
+            return 0.0
+        up, cruise, _ = self.phases()
+        if t <= up:
+            return self.entry + self.acceleration * t
+        if t <= up + cruise:
+            return self.peak
+        return max(self.peak - self.acceleration * (t - up - cruise), self.exit)
+
     def distance_at(self, t: float) -> float:
         """Units covered ``t`` seconds after it began."""
         if t <= 0 or self.length <= 0:

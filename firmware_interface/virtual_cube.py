@@ -40,3 +40,35 @@ class VirtualCube:
     @property
     def facelets(self) -> str:
         return self._stickers.tobytes().decode()
+
+
+class FaceMotors:
+    """The motors that turn a ``VirtualCube``'s faces (``faces``: axis -> face), each ``quarter_steps`` (axis ->
+    steps) a quarter turn: a face turns when its motor reaches another multiple of a quarter turn, as a harness
+    counting the real board's steps sees it; a motor a stop left between two holds the face at the last one."""
+
+    def __init__(self, cube: VirtualCube, faces: dict[str, str], quarter_steps: dict[str, float]):
+        self.cube, self.faces, self.quarter_steps = cube, faces, quarter_steps
+        self.power_on()
+
+    def power_on(self) -> None:
+        """Every motor at step 0, which is where its face is."""
+        self.steps = {axis: 0.0 for axis in self.faces}
+        self.quarter = {axis: 0 for axis in self.faces}
+
+    def move(self, axis: str, steps: float) -> None:
+        """``axis`` moved by ``steps`` (signed)."""
+        face = self.faces.get(axis)
+        if face is None:
+            return
+        before = self.steps[axis]
+        after = before + steps
+        if abs(after - round(after)) < 1e-3:
+            after = round(after)  # on a whole step: the parts of a turn (133.33 steps each) add up to it
+        self.steps[axis] = after
+        unit = self.quarter_steps[axis]
+        last = (after // unit if after > before else -(-after // unit)) * unit
+        if (before < last <= after or after <= last < before) and round(last / unit) != self.quarter[axis]:
+            quarter = round(last / unit)
+            self.cube.turn(face, quarter - self.quarter[axis])
+            self.quarter[axis] = quarter

@@ -38,7 +38,7 @@ MEGA_5X_SETTINGS = {
     30: "12000",
     31: "550",
     32: "0",
-    **{100 + i: "4.444" for i in range(6)},
+    **{100 + i: "4.444444" for i in range(6)},  # the build's value; $$ lists it as 4.444
     **{110 + i: "30000.000" for i in range(6)},
     **{120 + i: "5000.000" for i in range(6)},
     **{130 + i: travel for i, travel in enumerate(("400.000", "200.000", "200.000", "360.000", "180.000", "180.000"))},
@@ -63,7 +63,8 @@ class Delays:
     reset_moving_s: float = 0.0  # a soft reset in motion: the banner this long after it
     alarm3_s: float = 0.0  # ... and ALARM:3 this long after it
     reset_message_s: float = 0.0  # a limit alarm's [MSG:Reset to continue] comes this long after the ALARM line
-    feed_hold_s: float = 0.01  # a feed hold (!) in motion reports Hold:1 this long, then Hold:0
+    feed_hold_s: float = 0.01  # a feed hold (!) in motion: Hold:1 this long after rest (or $1 ms), then Hold:0
+    hold_lead_s: float = 0.0  # ... and the motion runs on as planned this long before it brakes
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,8 @@ MEGA_5X = Build(
     version="1.1q.20210103",
     firmware=None,  # its $I: VER, AXS, OPT
     blank_eeprom=True,
-    # feed hold: Hold:0 0.39-0.46 s after ! at 90-450 units/s (Hold:1 until then), under simavr
-    delays=Delays(reset_idle_s=0.25, reset_moving_s=1.0, alarm3_s=0.255, reset_message_s=0.5, feed_hold_s=0.4),
+    # feed hold: the motion runs on as planned 0.09 s, brakes at $120, and says Hold:0 $1 ms after (segments.py)
+    delays=Delays(reset_idle_s=0.25, reset_moving_s=1.0, alarm3_s=0.255, reset_message_s=0.5, hold_lead_s=0.09),
     buffers=(35, 255),
     settings=MEGA_5X_SETTINGS,
 )

@@ -25,6 +25,7 @@ class Eeprom:
         for base in PER_AXIS:  # a build with more axes has their settings too (as the first axis's)
             for index in range(len(letters)):
                 self.values.setdefault(base + index, defaults.get(base, "0"))
+        self.decimal = {number for number, value in self.values.items() if "." in value}  # listed as 4.444
 
     def steps_per_unit(self, axis: str) -> float:
         return float(self.values[STEPS_SETTING + self.letters.index(axis)])
@@ -44,7 +45,11 @@ class Eeprom:
         self.values[int(number)] = value
 
     def lines(self) -> list[str]:
-        return [f"${number}={value}" for number, value in sorted(self.values.items())]
+        """``$$``: each as grbl prints it, a decimal setting with 3 decimals whatever precision it holds."""
+        return [
+            f"${number}={float(value):.3f}" if number in self.decimal else f"${number}={value}"
+            for number, value in sorted(self.values.items())
+        ]
 
     def idle_lock_s(self) -> float:
         """``$1``: how long grbl holds the drivers after a move before it reports Idle (255: always on, no wait)."""

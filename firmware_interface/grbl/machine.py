@@ -9,7 +9,7 @@ line end after a ``?``, gets ``ok`` too); a planner of blocks that take
 path length / F, no axis faster than its ``$110``-``$115``, each one
 speeding up from rest and braking to rest at its ``$120``-``$125`` (then
 ``$1`` ms more of Run, unless ``$1=255``: grbl's step idle delay); states
-Idle, Run, Hold:1 (decelerating, ``hold_s``: the build's) and Hold:0,
+Idle, Run, Hold:1 (braking, then ``hold_s`` or ``$1`` ms) and Hold:0,
 Alarm. G-code (words.py reads the words): G0 G1 G4 G17-19 G20
 G21 G53 G54-59 G80 G90 G91 G92 G92.1 G93 G94, M0-M9 and M30 accepted as
 no-ops, F N P S T words, and the errors of malformed or conflicting words;
@@ -31,24 +31,25 @@ included, until a soft reset (one that comes before that message is lost); after
 locked (G-code gets ``error:9``) until ``$X``. A reset restores the modal
 state (G0, G90, G21, G94, no feed rate).
 
-Positions move by whole blocks: a block's end becomes the machine position
-when it finishes. A block cut short by a soft reset never happened (as in
-SimulatedMarlin: the simulated cube cannot hold a face between positions).
-G92 offsets and the settings survive resets, as grbl keeps them in its
-non-volatile memory.
+The motion is segments.py's: blocks replanned as grbl does, a status
+report's position the live one along the running block, a feed hold that
+runs on as the stock binary's does before it brakes, and a soft reset or
+an alarm in motion that leaves the motors where they are. G92 offsets and
+the settings survive resets, as grbl keeps them in its non-volatile
+memory.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
 
 from ..gcode import number
-from ..planner import Block, planned_block, replan, steady_block
+from ..planner import Block, planned_block, steady_block
 from .builds import GRBLHAL, Build
 from .dialect import ACCELERATION_SETTING, MAX_RATE_SETTING
 from .eeprom import HOMING, Eeprom
+from .segments import Segment, SegmentQueue
 from .words import LineError, clean, group, read_block
 
 UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
@@ -56,21 +57,6 @@ RESET_HINT = "[MSG:Reset to continue]"
 LIMIT_ALARMS = (1, 2)  # read nothing until a soft reset
 MAX_LINE = 256
 RAPID = 100000.0  # units/min of G0 and of inverse-time limits
-
-
-@dataclass
-class Segment:
-    """One planner block: where it starts and ends, how it moves (its speeds, replanned as more come)."""
-
-    start: dict[str, float]
-    end: dict[str, float]
-    block: Block | None  # None: a dwell (G4) of ``dwell`` seconds
-    feed: float
-    dwell: float = 0.0
-
-    @property
-    def duration(self) -> float:
-        return self.block.profile().duration if self.block is not None else self.dwell
 
 
 class GrblMachine:
@@ -111,11 +97,10 @@ class GrblMachine:
         self._restart()
 
     def _restart(self) -> None:
-        self.planner: deque[Segment] = deque()
+        self.planner = SegmentQueue(self.build.delays.hold_lead_s)
         self.pending: deque[str | None] = deque()  # complete lines not yet executed (None: too long)
         self.line = bytearray()
-        self.held, self.hold_until = False, 0.0
-        self.run_started, self.elapsed = 0.0, 0.0  # time spent on the head block before a hold
+        self.held, self.hold_until = False, 0.0  # a feed hold: Hold:1 until hold_until, then Hold:0
         self.idle_at = 0.0  # the last move over, grbl waits $1 ms (unless $1=255) before it says Idle
         self.motion: float = 0
         self.absolute, self.inches, self.inverse = True, False, False
@@ -153,6 +138,7 @@ class GrblMachine:
         self.resets.append(now)
         moving = self.state(now) in ("Run", "Hold:1")
         owed = self.owed_ok
+        self._stop_motors(now)
         if moving:
             self.locked = True
         self._restart()
@@ -173,7 +159,7 @@ class GrblMachine:
     def alarm(self, code: int, now: float = 0.0, from_line: bool = False) -> None:
         """An alarm of the board's own (a limit switch, a soft limit): motion stops at once and the board locks;
         after a limit alarm it reads nothing until a soft reset."""
-        self.planner.clear()
+        self._stop_motors(now)
         self.pending.clear()
         self.held, self.locked, self.syncing = False, True, False
         self.say(f"ALARM:{code}")
@@ -187,7 +173,7 @@ class GrblMachine:
             return "Alarm"
         if self.held:
             return "Hold:1" if now < self.hold_until else "Hold:0"
-        return "Run" if self.planner or now < self.idle_at else "Idle"
+        return "Run" if self.planner.moving or now < self.idle_at else "Idle"
 
     # ------------------------------------------------------------ input
 
@@ -220,14 +206,21 @@ class GrblMachine:
         if byte == ord("?"):
             self.say(self.report(now))
         elif byte == ord("!") and not self.locked and not self.held:
-            self._freeze(now)
-            self.held, self.hold_until = True, now + (self.hold_s if self.planner else 0.0)
+            moving = self.planner.moving
+            rest_at = self.planner.hold(now)
+            self.held = True
+            self.hold_until = rest_at + max(self.hold_s, self.eeprom.idle_lock_s()) if moving else now
         elif byte == ord("~") and self.held and now >= self.hold_until:
-            self.held, self.run_started = False, now
+            self.held = False
+            self.planner.resume(now)
 
-    def _freeze(self, now: float) -> None:
-        if self.planner:
-            self.elapsed += now - self.run_started
+    def _stop_motors(self, now: float) -> None:
+        """The motors stop where they are (a soft reset, an alarm): that is the machine position now."""
+        self._finish_due(now)
+        covered = self.planner.cut(now)
+        if covered is not None:
+            self.mpos = dict(covered.end)
+            self.finished(covered)
 
     # ------------------------------------------------------------ time
 
@@ -251,16 +244,12 @@ class GrblMachine:
                 self.say(self.report(now))
 
     def _finish_due(self, now: float) -> None:
-        while self.planner and not self.held and not self.locked:
-            segment = self.planner[0]
-            ends = self.run_started + segment.duration - self.elapsed
-            if now < ends:
-                break
-            self.planner.popleft()
+        if self.locked:
+            return
+        for segment in self.planner.done(now):
             self.mpos = dict(segment.end)
-            self.move_times.append((ends - segment.duration, ends))
-            self.run_started, self.elapsed = ends, 0.0
-            self.idle_at = ends + (0.0 if self.planner else self.eeprom.idle_lock_s())  # $1 ms still Run
+            self.move_times.append((segment.begins, segment.ends))
+            self.idle_at = segment.ends + (0.0 if self.planner.moving else self.eeprom.idle_lock_s())  # $1: Run
             self.finished(segment)
 
     # ------------------------------------------------------------ lines
@@ -408,22 +397,20 @@ class GrblMachine:
     def _plan(self, end: dict[str, float], block: Block | None, feed: float, now: float, dwell: float = 0.0) -> None:
         """Queue a block (or a dwell); grbl replans every block, the one running too (its braking is not yet
         prepared). Nothing is queued after a dwell until it is over (G4 waits for it)."""
-        if not self.planner:
-            self.run_started, self.elapsed = now, 0.0
-        self.planner.append(Segment(self._planned(), end, block, feed, dwell))
-        replan([segment.block for segment in self.planner if segment.block is not None], 0, now)
+        self.planner.add(Segment(self._planned(), end, block, feed, dwell), now)
 
     def _planned(self) -> dict[str, float]:
-        return dict(self.planner[-1].end) if self.planner else dict(self.mpos)
+        return dict(self.planner[len(self.planner) - 1].end) if len(self.planner) else dict(self.mpos)
 
     # ------------------------------------------------------------ reports
 
     def report(self, now: float) -> str:
         wco = {axis: self.g92[axis] for axis in self.letters}
+        mpos = self.planner.position(self.mpos, now)
         if self.report_wpos:
-            position = "WPos:" + _values({a: self.mpos[a] - wco[a] for a in self.letters}, self.letters)
+            position = "WPos:" + _values({a: mpos[a] - wco[a] for a in self.letters}, self.letters)
         else:
-            position = "MPos:" + _values(self.mpos, self.letters)
+            position = "MPos:" + _values(mpos, self.letters)
         state = self.state(now)
         feed = self.planner[0].feed if state == "Run" and self.planner else 0.0  # (none in $1's wait)
         fields = [state, position, f"FS:{number(feed)},0"]

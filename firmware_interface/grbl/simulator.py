@@ -4,10 +4,11 @@
 ``GrblMachine`` (machine.py: what the board does) behind a simulated
 wire; ``classic=True`` makes it the stock grbl-Mega-5X 1.1q build of
 shared/stock-firmware/ instead of grblHAL (builds.py: its banner, boot text,
-``$I`` and slow resets). Each finished segment (planner block) turns the ``VirtualCube``
-faces of the axes it moved by their motion in quarter turns (from the
-positions before and after, so a face taken away and back ends where it
-was).
+``$I`` and slow resets). The ``VirtualCube``'s faces turn as their axes
+move (``FaceMotors``): a face turns when its motor reaches another multiple
+of a quarter turn, so a stop that leaves a motor between two holds the
+face at the last one it reached, and a face taken away and back ends where
+it was.
 
 The wire: lines each way are frames for ``faults.Channel`` (drop, corrupt,
 duplicate, delay, noise, per direction, as SimulatedMarlin takes them).
@@ -37,7 +38,7 @@ from collections import deque
 from ..axis_steps import motor_steps
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, read_into, write_from
-from ..virtual_cube import VirtualCube
+from ..virtual_cube import FaceMotors, VirtualCube
 from .builds import GRBLHAL, MEGA_5X
 from .dialect import AXIS_LETTERS, DEFAULT_AXES, REALTIME, STEPS_SETTING, axis_letters
 from .machine import GrblMachine
@@ -83,6 +84,7 @@ class SimulatedGrbl(PtyBoard):
         self.hears_while_booting = hears_while_booting
         self._heard_booting: list[bytes] = []  # real-time bytes that act once the banner is out
         self._cube = VirtualCube(state)
+        self._motors = FaceMotors(self._cube, self._face, self._quarter_steps)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         # one generator per direction: what the host sends does not shift the faults of the replies
@@ -110,7 +112,7 @@ class SimulatedGrbl(PtyBoard):
         built = {axis: self._quarter_steps.get(axis, 400.0) / units_per_quarter for axis in letters}
         built |= steps_per_unit or {}
         for index, axis in enumerate(letters):  # $100...: the board built to turn each face right, unless told
-            self.machine.eeprom.values[STEPS_SETTING + index] = f"{built[axis]:.3f}"
+            self.machine.eeprom.values[STEPS_SETTING + index] = f"{built[axis]:.6f}"
         self._mangles: dict[str, list[list]] = {"to_device": [], "to_host": []}  # [find, replace, times left]
         self._boot(time.monotonic())
 
@@ -200,6 +202,7 @@ class SimulatedGrbl(PtyBoard):
         self._framing.clear()
         self._wire.clear()
         self.machine.power_on()
+        self._motors.power_on()
         self._heard_booting.clear()
         self._booting_until = now + self.boot_s
         self._pending_banner = True  # printed once booted and someone listens
@@ -212,12 +215,12 @@ class SimulatedGrbl(PtyBoard):
         deltas = {axis: end[axis] - start[axis] for axis in end if end[axis] != start[axis]}
         if not deltas:
             return  # a dwell
+        for axis in deltas:  # grbl keeps positions in whole steps
+            per_unit = self.machine.eeprom.steps_per_unit(axis)
+            self._motors.move(axis, round(end[axis] * per_unit) - round(start[axis] * per_unit))
+        if not segment.whole:
+            return  # a part of a move: the move is done when its last part is
         self.moves_done.append(deltas)
-        for axis in deltas:
-            face = self._face.get(axis)
-            if face is not None:
-                steps = self.machine.eeprom.steps_per_unit(axis) / self._quarter_steps[axis]  # quarters per unit
-                self._cube.turn(face, round(end[axis] * steps) - round(start[axis] * steps))
         for name in self._triggers.due(len(self.moves_done)):
             if name == "reset":
                 self._boot(time.monotonic())

@@ -31,7 +31,7 @@ import time
 from ..axis_steps import motor_steps
 from ..faults import Channel, DeviceTriggers, FaultConfig
 from ..pty_device import PtyBoard, lines_from, read_into, write_from
-from ..virtual_cube import VirtualCube
+from ..virtual_cube import FaceMotors, VirtualCube
 from .dialect import DEFAULT_AXES, named_as
 from .machine import Build, MarlinMachine
 
@@ -71,6 +71,7 @@ class SimulatedMarlin(PtyBoard):
         self._quarter_steps = motor_steps(steps_per_quarter, self._face)
         self.reset_on_open, self.boot_s = reset_on_open, boot_ms / 1000
         self._cube = VirtualCube(state)
+        self._motors = FaceMotors(self._cube, self._face, self._quarter_steps)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._to_device = Channel(self.faults.to_device, self._rng)
@@ -165,8 +166,7 @@ class SimulatedMarlin(PtyBoard):
         self._to_device.clear()
         self._to_host.clear()
         self._machine.boot(now)
-        self._steps = {axis: 0.0 for axis in self._face}  # where each axis is, and the last quarter it reached
-        self._quarter = {axis: 0 for axis in self._face}
+        self._motors.power_on()
         self._booting_until = now + self.boot_s
         self._pending_banner = True  # printed once booted and someone listens
 
@@ -174,21 +174,7 @@ class SimulatedMarlin(PtyBoard):
         self._to_host.push(line.encode("latin-1", "replace") + b"\n", time.monotonic())
 
     def _moved(self, axis: str, delta: float, finished: bool) -> None:
-        """Turn the face when its motor reached another multiple of a quarter turn (the last one it reached)."""
-        face = self._face.get(axis)
-        if face is None:
-            return
-        before = self._steps[axis]
-        after = before + delta * self._machine.steps_per_unit[axis]
-        if abs(after - round(after)) < 1e-3:
-            after = round(after)  # on a whole step: the parts of a turn (133.33 steps each) add up to it
-        self._steps[axis] = after
-        unit = self._quarter_steps[axis]
-        last = (after // unit if after > before else -(-after // unit)) * unit
-        if (before < last <= after or after <= last < before) and round(last / unit) != self._quarter[axis]:
-            quarter = round(last / unit)
-            self._cube.turn(face, quarter - self._quarter[axis])
-            self._quarter[axis] = quarter
+        self._motors.move(axis, delta * self._machine.steps_per_unit.get(axis, 0.0))
 
     def _fire_triggers(self, now: float) -> None:
         for name in self._triggers.due(len(self._machine.moves_done)):
