@@ -135,6 +135,10 @@ class Daemon:
         """A new session on the serial link (the port reopened if it was lost), then motors on."""
         return self._rig_action("reconnect", "reconnect", "reconnect")
 
+    def square(self) -> dict:
+        """Turn each face a stop left between two quarter turns to the nearest one (a G-code board)."""
+        return self._rig_action("square", "square faces", "square_faces")
+
     def _rig_action(self, name: str, action: str, method: str, *args) -> dict:
         motion = self.runner.motion
         if name not in self.runner.rig_actions():

@@ -22,7 +22,10 @@ motors, switch them on or off (``set_motors``) and ``reconnect`` the link;
 ``rig_actions`` lists those this controller can do, and asking one it
 cannot (a Marlin or grblHAL rig has no home switches; grblHAL switches its
 drivers itself) is a ``RobotError`` that says why. Motors switched off are
-switched on again by the next run or jog.
+switched on again by the next run or jog. A face an emergency stop left
+part-way is turned to its nearest quarter turn before anything moves again
+(``ready``, and a run's ``square_before_run`` before it scans), where the
+controller reads back where its motors stopped (robot/squaring.py).
 
 An emergency stop refuses every move until the next operation starts:
 whoever starts one (a run, a jog, a rig action: ``robot.run.Runner``; a
@@ -62,11 +65,12 @@ from solver.puzzles.cube.notation import MOVE_NAMES, parse_moves
 
 from .errors import RobotError, Stopped
 from .six_axis import MotorCommand, SixAxisRig
+from .squaring import NO_POSITIONS, off_square_degrees, squared
 
 log = logging.getLogger("robotd.motion")
 
 
-RIG_ACTIONS = ("home", "motors", "reconnect")
+RIG_ACTIONS = ("home", "motors", "reconnect", "square")
 # run_feed keeps this much planned motor time, and at least FEED_AHEAD commands, queued on the board:
 # a few hundred milliseconds cover a busy host's scheduling and the serial round trip many times over.
 FEED_AHEAD_S = 0.3
@@ -92,6 +96,8 @@ class MotionOverLink:
     def __init__(self, link, motion_timeout_s: float, cannot: dict[str, str] | None = None):
         self.link, self.motion_timeout_s = link, motion_timeout_s
         self.cannot = dict(cannot or {})
+        if not hasattr(link, "off_square"):
+            self.cannot.setdefault("square", NO_POSITIONS)
         self.motors_on: bool | None = None  # None: not known yet (before the first connect)
         self._stopping = threading.Event()
 
@@ -167,6 +173,8 @@ class LinkMotion(MotionOverLink):
         super().__init__(link, motion_timeout_s, cannot)
         self.motors, self.rig = motors, rig
         self.device_direction = False  # True: the firmware applies [rig.direction] (MOTOR dir=)
+        self.squared: str | None = None  # what the last ready() turned to square, if anything
+        self.by_hand = False  # the motors were switched off: the faces may have been squared by hand since
         self.follow: Follower | None = None  # robotd --rig-only: the virtual cube that follows each command
 
     def connect(self) -> dict:
@@ -192,6 +200,42 @@ class LinkMotion(MotionOverLink):
     def _enable(self) -> None:
         self._wait(self.link.enable(), "enable the motors")
         self.motors_on = True
+        if self.by_hand and "square" not in self.cannot:  # squared by hand while off: that is square now
+            self._wait(self.link.home(), "take the faces as square")
+        self.by_hand = False
+
+    def ready(self) -> None:
+        """``MotionOverLink.ready``, then every face a stop left between two quarter turns turned to the nearest
+        one (``squared`` says what was turned): whole turns from part-way would jam the faces beside it."""
+        super().ready()
+        self.squared = self._square()
+
+    def square_before_run(self) -> str | None:
+        """At the start of a run, before it scans: ``ready`` (a part-turned face would spoil the scan too); what
+        squaring turned, if anything. Nothing for a controller that reports no positions."""
+        if "square" in self.cannot:
+            return None
+        self.ready()
+        return self.squared
+
+    def square_faces(self) -> str:
+        """The dashboard's Square faces: ``ready`` without waiting for a run, saying what it turned."""
+        self._able("square")
+        self.ready()
+        return self.squared or squared({})
+
+    def _square(self) -> str | None:
+        off = off_square_degrees(self.link, {motor: face for face, motor in self.motors.items()})
+        if not off:
+            return None
+        try:
+            motions = self.link.square()
+        except LinkError as error:
+            raise RobotError(f"could not square the faces: {describe_fault(error)}") from None
+        for motion in motions:
+            self._wait(motion, "square the faces")
+        log.info("%s", squared(off))
+        return squared(off)
 
     def _set_up_motors(self) -> None:
         """Version 2: SPEED from the rig's quarter-turn time, MOTOR for every motor of ``[rig.stepper]``."""
@@ -315,7 +359,7 @@ class LinkMotion(MotionOverLink):
         self._refuse_if_stopped()
         self._usable()
         self._wait(self.link.disable(), "switch the motors off")
-        self.motors_on = False
+        self.motors_on, self.by_hand = False, True
         return "the faces turn freely by hand; the next run or jog switches the motors on again"
 
     def reconnect(self) -> str:

@@ -362,6 +362,13 @@ class Runner:
         self._set_phase(outcome)
 
     def _scan_solve_execute(self, run_id: int) -> None:
+        square = getattr(self.motion, "square_before_run", None)
+        if square is not None:  # a face a stop left part-way would spoil the scan and jam the turns
+            started = time.perf_counter()
+            turned = self._step("scanning", square, _RIG_ACTION_S, moves=True)
+            if turned:
+                seconds = round(time.perf_counter() - started, 4)
+                self.bus.publish("rig", run_id, action="square faces", outcome="done", message=turned, seconds=seconds)
         scan = self._scan_with_retries(run_id)
         self.history.update_run(run_id, puzzle=3 if len(scan.state) == 54 else 2, scanned_state=scan.state)
         self._set_phase("solving")

@@ -95,7 +95,7 @@ class JogReply(BaseModel):
 
 
 class RigReply(BaseModel):
-    action: Literal["home", "motors on", "motors off", "reconnect"]
+    action: Literal["home", "motors on", "motors off", "reconnect", "square faces"]
     outcome: Literal["done"]
     seconds: float
     message: str = Field(

@@ -95,4 +95,13 @@ def rig_routes(daemon: Any, require_key: Callable[..., None]) -> APIRouter:
         """A new session on the serial link (the port opened again if it was lost), then the motors on."""
         return RigReply(**daemon.reconnect())
 
+    @router.post(
+        "/api/rig/square",
+        dependencies=[Depends(require_key)],
+        responses=rig_refusals("a controller that reports no positions (robotd's firmware, a servo rig)"),
+    )
+    def square() -> RigReply:
+        """Turn each face an emergency stop left between two quarter turns to the nearest one (Marlin, grbl)."""
+        return RigReply(**daemon.square())
+
     return router

@@ -87,7 +87,7 @@ class VirtualRig:
 
 
 class ActingRig(VirtualRig):
-    """A ``VirtualRig`` with the rig actions between runs (home, motors, reconnect), as ``LinkMotion`` has
+    """A ``VirtualRig`` with the rig actions between runs (home, motors, reconnect, square), as ``LinkMotion`` has
     them; an action in ``cannot`` is refused with its reason, and ``home`` takes ``turn_s`` (stoppable)."""
 
     def __init__(self, state, turn_s=0.0, cannot=None):
@@ -95,7 +95,7 @@ class ActingRig(VirtualRig):
         self.cannot, self.motors_on, self.done = dict(cannot or {}), True, []
 
     def rig_actions(self):
-        return [action for action in ("home", "motors", "reconnect") if action not in self.cannot]
+        return [action for action in ("home", "motors", "reconnect", "square") if action not in self.cannot]
 
     def home(self):
         if self.halted.wait(self.turn_s):
@@ -112,6 +112,10 @@ class ActingRig(VirtualRig):
         self.motors_on = True
         self.done.append("reconnect")
         return "a new session with robotd-sim/1.0 on /dev/pts/9; motors on"
+
+    def square_faces(self):
+        self.done.append("square faces")
+        return "every face was square: nothing to turn"
 
 
 class ScramblingSimulation:

@@ -94,7 +94,7 @@ def test_what_the_board_says_of_itself_is_judged():
     report = BoardReport(letters="XYZ")
     assert "has 3 axes (XYZ) and robotd needs one per face, 6" in refusal(report, dict(DEFAULT_AXES))
     assert needs_reset(1) and needs_reset(2) and not needs_reset(3) and not needs_reset(None)
-    assert "square it by hand" in alarm_advice(3) and "set $22=0" in alarm_advice(9)
+    assert "nearest quarter turn before anything moves again" in alarm_advice(3) and "set $22=0" in alarm_advice(9)
     assert [w.split(" (")[0] for w in settings_warnings({20: "1", 21: "0", 22: "1", 13: "1", 1: "255"})] == [
         "soft limits are on",
         "homing is on",
@@ -754,10 +754,15 @@ def test_after_an_estop_the_link_stays_connected_and_clear_unlocks(grbl):
     assert link.estop()["acknowledged_s"] < 1.0
     time.sleep(1.2)  # the banner has come
     assert link.status()["connected"] and link.status()["fault"]["code"] == "ESTOP"
-    assert 5 < link.clear()["position"]["R"] < 85  # R stopped part-way, and grbl says so: not at 0, not at 90
+    stopped = link.clear()["position"]["R"]
+    assert 5 < stopped < 85  # R stopped part-way, and grbl says so: not at 0, not at 90
+    assert link.off_square() == {"R": pytest.approx(round(stopped / 90) - stopped / 90, abs=0.003)}
     link.set_speed(100).wait(1)
+    [squaring] = link.square()  # R back to the nearest quarter turn
+    squaring.wait(3)
+    assert link.off_square() == {} and link.query()["position"]["R"] == pytest.approx(round(stopped / 90) * 90)
     link.turn("U", 1).wait(3)
-    assert link.status()["healthy"] and grbl.board.cube == apply(SOLVED, "U")  # R stopped short of a quarter
+    assert link.status()["healthy"] and grbl.board.cube == apply(SOLVED, "R " * round(stopped / 90) + "U")
 
 
 @pytest.mark.parametrize("kind", ["stock", "sim"])

@@ -299,7 +299,7 @@ def test_reconnect_opens_a_new_session_after_the_board_reset(build):
 def test_marlin_switches_its_motors_but_has_nothing_to_home_against(build):
     built = build(controller="marlin")
     board = built.simulation.firmware
-    assert built.daemon.status()["rig_actions"] == ["motors", "reconnect"]
+    assert built.daemon.status()["rig_actions"] == ["motors", "reconnect", "square"]
     with pytest.raises(RobotError, match=r"^home: a Marlin rig has no home switches \(robotd never sends G28\)"):
         built.daemon.home()
     built.daemon.set_motors(False)
@@ -308,9 +308,10 @@ def test_marlin_switches_its_motors_but_has_nothing_to_home_against(build):
     assert board.info()["enabled"] is True
 
 
-def test_grblhal_can_only_reconnect(build):
+def test_grblhal_can_only_reconnect_and_square_its_faces(build):
     built = build(controller="grblhal")
-    assert built.daemon.status()["rig_actions"] == ["reconnect"]
+    assert built.daemon.status()["rig_actions"] == ["reconnect", "square"]
+    assert built.daemon.square()["message"] == "every face was square: nothing to turn"
     with pytest.raises(RobotError, match=r"^home: a grblHAL rig has no home switches"):
         built.daemon.home()
     with pytest.raises(RobotError, match=r"^motors off: grblHAL switches its drivers itself"):

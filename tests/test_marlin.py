@@ -292,7 +292,7 @@ def test_after_a_quick_stop_marlin_runs_on_but_the_position_is_unknown(rig):
     ready(link)
     estop_mid_move(sim, link)
     assert not link.status()["halted"] and not sim.info()["halted"] and not link.status()["position_known"]
-    assert "square the faces" in link.status()["fault"]["message"]
+    assert "then square() turns a face left part-way" in link.status()["fault"]["message"]
     position = link.clear()
     assert 0 < position["position"]["R"] < 90 and not position["position_known"]  # stopped part of the way
     link.set_speed(20).wait(1)

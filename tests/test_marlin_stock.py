@@ -239,6 +239,11 @@ def test_the_link_identifies_the_build_and_recovers_from_a_quick_stop(variant):
         assert "acceleration of 5,000 units/s² (M201, M204 T) it takes 0.28 s" in info["warnings"][0]
         estop_mid_move(board, link)
         position = link.clear()
-        assert 0 < position["position"]["R"] < 90 and not position["position_known"]
+        stopped = position["position"]["R"]
+        assert 0 < stopped < 90 and not position["position_known"]
+        assert link.off_square() == {"R": pytest.approx(round(stopped / 90) - stopped / 90)}
+        [squaring] = link.square()  # R back to the nearest quarter turn, which is where it started
+        squaring.wait(3)
+        assert link.off_square() == {} and link.query()["position"]["R"] == pytest.approx(round(stopped / 90) * 90)
         link.turn("U", 1).wait(3)
-        assert board.cube == apply(SOLVED, "L U") and link.status()["healthy"]
+        assert board.cube == apply(SOLVED, "L " + "R " * round(stopped / 90) + "U") and link.status()["healthy"]

@@ -1,4 +1,4 @@
-"""Dashboard API: the rig actions between runs (home, motors on/off, reconnect) and their refusals."""
+"""Dashboard API: the rig actions between runs (home, motors on/off, reconnect, square) and their refusals."""
 
 import threading
 
@@ -12,6 +12,7 @@ ACTIONS = [
     ("/api/rig/motors", {"enabled": False}, "motors off"),
     ("/api/rig/motors", {"enabled": True}, "motors on"),
     ("/api/rig/reconnect", None, "reconnect"),
+    ("/api/rig/square", None, "square faces"),
 ]
 
 
@@ -23,7 +24,7 @@ def acting(tmp_path):
 
 def test_the_status_lists_the_rig_actions_and_the_motors(acting):
     status = acting.get("/api/status").json()
-    assert status["rig_actions"] == ["home", "motors", "reconnect"] and status["motors_on"] is True
+    assert status["rig_actions"] == ["home", "motors", "reconnect", "square"] and status["motors_on"] is True
 
 
 @pytest.mark.parametrize("path, body, action", ACTIONS)
@@ -71,7 +72,7 @@ def test_a_bad_motors_body_is_422_naming_the_field(acting, body, words):
 def test_what_the_controller_cannot_do_is_400_saying_why(tmp_path):
     daemon = acting_daemon(tmp_path, cannot={"home": "a Marlin rig has no home switches (robotd never sends G28)"})
     with dashboard(daemon) as client:
-        assert client.get("/api/status").json()["rig_actions"] == ["motors", "reconnect"]
+        assert client.get("/api/status").json()["rig_actions"] == ["motors", "reconnect", "square"]
         reply = client.post("/api/rig/home")
         assert reply.status_code == 400
         assert reply.json()["detail"] == "home: a Marlin rig has no home switches (robotd never sends G28)"
@@ -155,7 +156,7 @@ def test_rig_actions_need_the_dashboards_header(tmp_path, path, body, action):
 
 def test_the_openapi_description_has_the_rig_actions_with_their_refusals(acting):
     paths = acting.get("/openapi.json").json()["paths"]
-    for path in ("/api/rig/home", "/api/rig/motors", "/api/rig/reconnect", "/api/calibration/check"):
+    for path in ("/api/rig/home", "/api/rig/motors", "/api/rig/reconnect", "/api/rig/square", "/api/calibration/check"):
         responses = paths[path]["post"]["responses"]
         assert {"200", "400", "403", "413", "422"} <= set(responses), path
     assert {"401", "409"} <= set(paths["/api/rig/home"]["post"]["responses"])

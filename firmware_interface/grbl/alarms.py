@@ -43,7 +43,7 @@ ADVICE = {
     2: "a move went past a soft limit: check $130-$135 max travel / $20, or disable soft limits ($20=0), "
     "since a cube rig's axes turn endlessly",
     3: "grbl was reset while a face was turning (robotd's emergency stop, or a reset of the board): that face "
-    "stopped where it was; square it by hand",
+    "stopped where it was, part-way; robotd turns it to the nearest quarter turn before anything moves again",
     4: "a probe cycle failed, and robotd never probes: check for stray G38 lines",
     5: "a probe cycle failed, and robotd never probes: check for stray G38 lines",
     10: "the board's emergency-stop input is active: release it or check its wiring",

@@ -45,6 +45,7 @@ from .. import axis_steps
 from ..errors import ConfigError, HandshakeError, LinkError, PortError
 from ..line_port import LinePort
 from ..motion import Motion, result_within
+from ..square import Squaring, squaring_turns
 from ..steps import Step
 from .dialect import (
     AXIS_LETTERS,
@@ -72,7 +73,7 @@ def _steps_text(values: dict[str, float], letters: str) -> str:
     return " ".join(steps_lines(values, letters))
 
 
-class GrblLink(LinePort):
+class GrblLink(Squaring, LinePort):
     """A rig on grblHAL over pyserial. Thread-safe; one I/O thread per link."""
 
     thread_name = "grbl"
@@ -358,6 +359,17 @@ class GrblLink(LinePort):
 
     def turn(self, face: str, quarter_turns: int) -> Motion:
         return self.plan([(face, quarter_turns)])[0]
+
+    def off_square(self) -> dict[str, float]:
+        """Face -> the fraction of a quarter turn (signed) that brings it back to square, for each face a stop
+        left between two quarter turns (from its last confirmed position, counted from ``home``)."""
+        with self._lock:
+            confirmed, origin = self._session.confirmed, self._session.origin
+            positions = {face: confirmed.get(axis, 0.0) - origin.get(axis, 0.0) for face, axis in self.axes.items()}
+        return squaring_turns(positions, self.units_per_quarter)
+
+    def _queue_turns(self, turns: list) -> Motion:
+        return self._submit("TURN", "move", turns, self._move_feed)
 
     def wait(self, motions=None, timeout: float | None = None) -> list[dict]:
         if motions is None:

@@ -59,6 +59,7 @@ from .. import axis_steps
 from ..errors import ConfigError, DeviceFault, HandshakeError, LinkError, PortError
 from ..line_port import LinePort
 from ..motion import Motion, result_within
+from ..square import Squaring, squaring_turns
 from ..steps import Step
 from .dialect import AXIS_NUMBER, DEFAULT_AXES, move_command, parse_reply, steps_command
 from .identity import board_axes, identify, refusal
@@ -78,7 +79,7 @@ MOVE_PARTS = 3
 KEEP_DRIVERS_ON = "M84 S0"  # no idle timeout: the drivers stay on until M18 (robotd's motors off)
 
 
-class MarlinLink(LinePort):
+class MarlinLink(Squaring, LinePort):
     """A rig on Marlin over pyserial. Thread-safe; one I/O thread per link."""
 
     thread_name = "marlin"
@@ -364,22 +365,35 @@ class MarlinLink(LinePort):
         checked = [self._turns(entry) for entry in entries]
         with self._lock:
             self._check_usable()
-            motions = []
-            for turns in checked:
-                motion = Motion(Step("TURN" if len(turns) == 1 else "PAIR", self._next_mid, tuple(turns)))
-                self._next_mid += 1
-                axes = [(self._board_axes[face], q) for face, q in turns]
-                session = self._session
-                *parts, last = self._move(axes)
-                for part in parts:
-                    session.queue(Line(part))
-                session.queue(Line(last, motion=motion, role="received"))
-                session.queue(Line("M400", expect_s=self._move_s(turns)))
-                session.queue(Line("", MARKER, motion=motion, role="completed"))
-                motions.append(motion)
+            motions = [self._queue_move(turns) for turns in checked]
             self._session.pump(time.monotonic())
         self._run_after()
         return motions
+
+    def off_square(self) -> dict[str, float]:
+        """Face -> the fraction of a quarter turn (signed) that brings it back to square, for each face a stop
+        left between two quarter turns (from where the moves queued so far end, counted from ``home``)."""
+        with self._lock:
+            positions = {face: self._target.get(axis, 0.0) for face, axis in self._board_axes.items()}
+        return squaring_turns(positions, self.units_per_quarter)
+
+    def _queue_turns(self, turns: list) -> Motion:
+        motion = self._queue_move(turns)
+        self._session.pump(time.monotonic())
+        return motion
+
+    def _queue_move(self, turns: list) -> Motion:
+        """One move's lines: its G1 parts, M400 and the marker that completes its Motion."""
+        motion = Motion(Step("TURN" if len(turns) == 1 else "PAIR", self._next_mid, tuple(turns)))
+        self._next_mid += 1
+        session = self._session
+        *parts, last = self._move([(self._board_axes[face], q) for face, q in turns])
+        for part in parts:
+            session.queue(Line(part))
+        session.queue(Line(last, motion=motion, role="received"))
+        session.queue(Line("M400", expect_s=self._move_s(turns)))
+        session.queue(Line("", MARKER, motion=motion, role="completed"))
+        return motion
 
     def _plan_feed(self) -> str | None:
         """The G1 feed for the planned quarter-turn time on this board; a warning when it cannot be met."""

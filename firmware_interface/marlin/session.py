@@ -373,8 +373,9 @@ class MarlinSession:
             self.stop_now(now)
         self.position_known = False
         message = (
-            "emergency stop (M410 quick stop): the faces stopped wherever they were, so the rig's position is "
-            "unknown: square the faces by hand, then clear() (Marlin takes 1-2 s before it answers again)"
+            "emergency stop (M410 quick stop): the faces stopped wherever they were: clear() reads back where "
+            "(Marlin takes 1-2 s before it answers again), then square() turns a face left part-way to the nearest "
+            "quarter turn"
         )
         self.fail(DeviceFault(message, code="ESTOP", port=self.port), dead=False)
         self.resolve(future, {"acknowledged_s": 0.0, "done_through": self.done_mid, "stop_method": "M410"})

@@ -18,7 +18,7 @@ const TICK_MS = 250;
 const LIVE_STATUS_MS = 1000; // the Machine card's refresh during a run
 const HEALTH_MS = 5000;
 const LOG_MS = 2000;
-const RIG_ACTIONS = ["home", "motors on", "motors off", "reconnect"]; // what api/stop calls them under "jogging"
+const RIG_ACTIONS = ["home", "motors on", "motors off", "reconnect", "square faces"]; // what api/stop calls them under "jogging"
 
 const byId = (id) => document.getElementById(id);
 

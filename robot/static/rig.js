@@ -34,6 +34,7 @@ const ACTIONS = {
   "rig-motors-on": ["motors", "api/rig/motors", {enabled: true}, "Motors on"],
   "rig-motors-off": ["motors", "api/rig/motors", {enabled: false}, "Motors off"],
   "rig-reconnect": ["reconnect", "api/rig/reconnect", undefined, "Reconnect"],
+  "rig-square": ["square", "api/rig/square", undefined, "Square faces"],
 };
 
 export class RigControls {
