@@ -1,7 +1,11 @@
 """A face an emergency stop left part-way is squared before anything moves again (robot/squaring.py).
 
 Against each G-code target of line_rigs: our Marlin and grbl simulators and
-the stock binaries under simavr (which skip where simavr is missing).
+the stock binaries under simavr (which skip where simavr is missing). On a
+binary the harness counts the motors' steps: a face squared is within two
+steps of a quarter turn (grbl's soft reset in motion, which robotd's stop
+is, may lose a step: that is what its ALARM:3 warns of; 0.45 degrees is
+nothing to a cube).
 """
 
 import pytest
@@ -31,6 +35,10 @@ def test_square_faces_turns_a_face_a_stop_left_part_way_back_to_the_nearest_quar
     assert said.startswith("turned to the nearest quarter turn: R ") and said.endswith(" degrees"), said
     assert link.off_square() == {} and board.cube == apply(SOLVED, "L")
     assert motion.square_faces() == "every face was square: nothing to turn"
+    if board.real:  # the binary's own count of the steps: grbl's reset in motion may lose one (its ALARM:3)
+        steps = board._positions()["R"] % 400
+        assert min(steps, 400 - steps) <= 2, board._positions()
+        return
     link.turn("R", 1).wait(3)  # square again: a whole quarter turn turns the face
     assert board.cube == apply(SOLVED, "L R")
 

@@ -45,15 +45,18 @@ def test_a_dry_run_through_the_stock_binary_ends_solved(tmp_path, capsys, contro
     assert "done, cube solved" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("controller, build", [("marlin", "marlin"), ("grblhal", "grbl")], ids=["marlin", "grblhal"])
-def test_a_run_after_a_stop_in_the_middle_of_a_turn_squares_the_face_first_and_ends_solved(tmp_path, controller, build):
-    """The stop leaves a face part-way on the binary; the next run turns it to the nearest quarter turn before it
-    scans (a ``rig`` event says so), then solves the cube it finds."""
-    require_stock(build, "")
+@pytest.mark.parametrize("variant, extra", [("", ""), ("ep", "[sim]\nemergency_parser = true\n")], ids=["", "ep"])
+def test_a_run_after_a_stop_in_the_middle_of_a_turn_squares_the_face_first_and_ends_solved(tmp_path, variant, extra):
+    """The stop (M410) leaves a face part-way on the Marlin binary; the next run turns it to the nearest quarter
+    turn before it scans (a ``rig`` event says so), then solves the cube it finds. (grbl's stop, a soft reset in
+    motion, may lose a step, after which the harness, which counts exact quarter turns, sees no more turns of
+    that face: test_squaring.py checks grbl's squaring to within two steps.)"""
+    require_stock("marlin", variant)
     slow = "[rig]\nquarter_turn_s = 0.3\nhalf_turn_s = 0.45\nsettle_s = 0.0\n"
     path = tmp_path / "robotd.toml"
-    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\n{solver_keys(two_phase=False)}{slow}')
-    built = assemble.build(path, sim=True, web=False, controller=controller, firmware="avr")
+    keys = solver_keys(two_phase=False)
+    path.write_text(f'[robotd]\ndata_dir = "{tmp_path / "data"}"\n[solver]\n{keys}{slow}{extra}')
+    built = assemble.build(path, sim=True, web=False, controller="marlin", firmware="avr")
     try:
         runner = built.daemon.runner
         built.daemon.start_run(puzzle=2, seed=8)
