@@ -400,7 +400,7 @@ class GrblMachine:
         self.planner.add(Segment(self._planned(), end, block, feed, dwell), now)
 
     def _planned(self) -> dict[str, float]:
-        return dict(self.planner[len(self.planner) - 1].end) if len(self.planner) else dict(self.mpos)
+        return dict(self.planner[-1].end) if self.planner else dict(self.mpos)
 
     # ------------------------------------------------------------ reports
 

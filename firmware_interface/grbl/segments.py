@@ -45,10 +45,6 @@ class Segment:
     ends: float = NOT_YET
     whole: bool = True  # False: a part of a move that a stop or a hold cut short (the rest, if any, comes later)
 
-    @property
-    def duration(self) -> float:
-        return self.block.profile().duration if self.block is not None else self.dwell
-
     def along(self, distance: float) -> dict[str, float]:
         """The position ``distance`` units along its path."""
         if self.block is None or self.block.length <= 0:
@@ -70,11 +66,11 @@ class Segment:
 def _part(segment: Segment, start: float, stop: float, entry: float, leave: float) -> Segment:
     """The part from ``start`` to ``stop`` units along ``segment``, entered at ``entry`` and left at ``leave``
     units/s (the fastest profile between those speeds is the one the whole block had over that part)."""
-    whole = segment.block
-    assert whole is not None
+    original = segment.block
+    assert original is not None
     ends = segment.along(stop)
     deltas = {axis: ends[axis] - begin for axis, begin in segment.along(start).items() if ends[axis] != begin}
-    block = Block(deltas, stop - start, whole.speed, whole.acceleration, whole.rest, entry=entry, exit=leave)
+    block = Block(deltas, stop - start, original.speed, original.acceleration, original.rest, entry=entry, exit=leave)
     return segment.cut(start, stop, block)
 
 
@@ -86,13 +82,9 @@ class SegmentQueue:
         self.hold_lead_s = hold_lead_s
         self.segments: deque[Segment] = deque()
         self.held_from: int | None = None  # a hold: the segments from this index wait for a cycle start
-        self.rest_at = 0.0  # when the hold's braking ends
 
     def __len__(self) -> int:
         return len(self.segments)
-
-    def __iter__(self) -> Iterator[Segment]:
-        return iter(self.segments)
 
     def __getitem__(self, index: int) -> Segment:
         return self.segments[index]
@@ -139,23 +131,21 @@ class SegmentQueue:
     # ------------------------------------------------------------ feed hold
 
     def hold(self, now: float) -> float:
-        """A feed hold at ``now``; returns when the motors come to rest."""
+        """A feed hold at ``now`` (not held yet); returns when the motors come to rest."""
         brake_at = now + self.hold_lead_s
         index = next((i for i, s in enumerate(self.segments) if s.ends > brake_at), None)
-        if index is None or self.held_from is not None:  # over by then (or already held): rest as planned
-            self.held_from = len(self.segments) if self.held_from is None else self.held_from
-            self.rest_at = max([now, *(s.ends for s in self.segments)]) if index is None else self.rest_at
-            return self.rest_at
+        if index is None:  # all over by then: at rest as planned
+            self.held_from = len(self.segments)
+            return max([now, *(s.ends for s in self.segments)])
         running = self.segments[index]
         if running.block is None or brake_at <= running.begins:  # a dwell, or a segment not yet begun
-            self.held_from, self.rest_at = index, max(running.begins, now)
-            return self.rest_at
-        self._brake(index, brake_at)
-        return self.rest_at
+            self.held_from = index
+            return max(running.begins, now)
+        return self._brake(index, brake_at)
 
-    def _brake(self, index: int, brake_at: float) -> None:
+    def _brake(self, index: int, brake_at: float) -> float:
         """Replace the segments from ``index`` on by: the running one as planned up to ``brake_at``, braking from
-        there to rest, and (waiting) what braking did not cover."""
+        there to rest, and (waiting) what braking did not cover; returns when the braking ends."""
         running = self.segments[index]
         block = running.block
         assert block is not None
@@ -176,7 +166,8 @@ class SegmentQueue:
         after = list(self.segments)[last + 1 :]
         kept = list(self.segments)[:index]
         self.segments = deque(kept + parts + waiting + after)
-        self.held_from, self.rest_at = len(kept) + len(parts), rest_at
+        self.held_from = len(kept) + len(parts)
+        return rest_at
 
     def _braking_end(self, index: int, covered: float, braking: float) -> tuple[int, float]:
         """Where braking ``braking`` units from ``covered`` along segment ``index`` ends: a segment and how far
