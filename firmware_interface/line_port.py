@@ -19,7 +19,7 @@ from typing import Protocol, Self
 import serial
 
 from .errors import LinkError
-from .serial_port import open_serial
+from .serial_port import lost_on_read, lost_on_write, open_serial
 
 
 class PortTiming(Protocol):
@@ -97,7 +97,7 @@ class LinePort:
             except Exception as err:
                 with self._lock:
                     if self._ser is ser and not self._closing:
-                        self._port_lost(f"the port vanished ({err})")
+                        self._port_lost(lost_on_read(err))
                 self._run_after()
                 return
             with self._lock:
@@ -116,7 +116,7 @@ class LinePort:
         try:
             self._ser.write(data)
         except (serial.SerialException, OSError) as err:
-            self._port_lost(f"write failed ({err})")
+            self._port_lost(lost_on_write(err))
 
     def close(self) -> None:
         with self._lock:

@@ -1,4 +1,4 @@
-"""Opening a serial port (a device path or a pyserial URL) with errors that say what to do."""
+"""Opening a serial port (a device path or a pyserial URL), and its failures, in words that say what to do."""
 
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ def open_serial(port: str, timing) -> serial.Serial:
         raise PortError(_open_error(err), port=port) from None
     except ValueError as err:
         raise ConfigError(f"bad port settings: {err}", port=port) from None
+
+
+def lost_on_read(err: Exception | str) -> str:
+    """Why a read from an open port failed: the port is gone."""
+    return f"the port vanished ({err}): unplugged cable or device powered off"
+
+
+def lost_on_write(err: Exception) -> str:
+    """Why a write to an open port failed: it timed out (the port is stuck), or the port is gone, worded as
+    ``lost_on_read`` says it, since either may be the first to notice an unplugged cable."""
+    if isinstance(err, serial.SerialTimeoutException):
+        return f"a write timed out ({err}): the port is stuck"
+    return lost_on_read(f"write failed: {err}")
 
 
 def _open_error(err: serial.SerialException) -> str:

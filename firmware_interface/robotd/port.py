@@ -26,7 +26,7 @@ from contextlib import contextmanager
 import serial
 
 from ..errors import LinkError
-from ..serial_port import open_serial
+from ..serial_port import lost_on_read, lost_on_write, open_serial
 from .framelog import LogLimits, TrafficLog
 from .protocol import Decoder
 from .timing import LinkTiming
@@ -156,7 +156,7 @@ class RigPort:
                 if self._closing or self._ser is not ser:
                     return
                 with self._critical():
-                    self._lost_port(f"the port vanished ({err}): unplugged cable or device powered off")
+                    self._lost_port(lost_on_read(err))
                 return
             with self._critical():
                 now = time.monotonic()
@@ -171,6 +171,6 @@ class RigPort:
             self._ser.write(frame)
         except (serial.SerialException, OSError) as err:
             self._note(f"write failed: {err}", now)
-            self._lost_port(f"write failed ({err}): the port is gone or stuck")
+            self._lost_port(lost_on_write(err))
             return
         self._log(">", frame.rstrip(b"\n"), now)
